@@ -1,0 +1,156 @@
+# Slipway build, test and development targets. `make help` lists them.
+SHELL := /bin/bash
+GO ?= go
+export GOSUMDB ?= off
+export GOTOOLCHAIN ?= local
+
+SLIPWAY_CACHE ?= $(HOME)/.cache/slipway
+export SLIPWAY_CACHE
+TOOLS := $(SLIPWAY_CACHE)/tools/$(shell $(GO) env GOVERSION)
+
+CONTROLLER_GEN_VERSION := v0.19.0
+STATICCHECK_VERSION := v0.6.1
+KUBE_VERSION ?= v1.34.1
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/slipway-dev/slipway/pkg/version.Version=$(VERSION)
+
+.PHONY: help
+help: ## list targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-22s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## build slipway and machine-controller into bin/
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+
+$(TOOLS)/controller-gen:
+	GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+.PHONY: generate
+generate: $(TOOLS)/controller-gen ## regenerate deepcopy code and CRDs
+	$(TOOLS)/controller-gen object paths=./pkg/apis/...
+	$(TOOLS)/controller-gen crd:generateEmbeddedObjectMeta=true paths=./pkg/apis/cluster/... output:crd:dir=manifests/crds
+
+.PHONY: lint
+lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
+	@out=$$(gofmt -l cmd pkg test); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+
+.PHONY: test-unit
+test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
+	$(GO) test -short ./...
+
+# The README's test command. It runs everything: unit tests, integration tests against real
+# sshd, terraform and kube-apiserver+etcd, and the end-to-end suites on Docker sandbox hosts.
+# Run `make ci-deps ci-docker ci-terraform ci-kube` once first (what .ci/run does).
+.PHONY: test test-integration test-e2e
+test: test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
+
+test-integration: ## unit and integration tests (sshd, terraform, kube-apiserver+etcd, sandbox hosts)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl) \
+	PATH="$(TOOLS):$$PATH" \
+	$(GO) test -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e)
+
+test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
+	$(GO) test -count=1 -timeout 45m -v ./test/e2e
+
+# --- CI set-up: idempotent, cached under $(SLIPWAY_CACHE) ----------------------------------------
+
+CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg
+
+.PHONY: ci-deps
+ci-deps: ## install the Debian packages the tests need
+	@missing=""; for p in $(CI_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+
+.PHONY: ci-docker
+ci-docker: ## make sure a Docker engine is running (install docker.io and start dockerd if not)
+	@if ! docker info >/dev/null 2>&1; then \
+	  command -v dockerd >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io; }; \
+	  (dockerd >/var/log/dockerd.log 2>&1 &); \
+	  for i in $$(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done; \
+	  docker info >/dev/null; \
+	fi
+
+TERRAFORM_VERSION := v1.5.7
+.PHONY: ci-terraform
+ci-terraform: ## install terraform from the Go module proxy when it is missing (cached)
+	@if ! command -v terraform >/dev/null; then \
+	  [ -x $(TOOLS)/terraform ] || GOBIN=$(TOOLS) $(GO) install github.com/hashicorp/terraform@$(TERRAFORM_VERSION); \
+	  ln -sf $(TOOLS)/terraform /usr/local/bin/terraform; \
+	fi; terraform version | head -1
+
+.PHONY: ci-kube
+ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)
+	test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl
+
+# ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
+SANDBOX_FLAGS ?= --hosts 4 --lb
+
+.PHONY: sandbox-up sandbox-down sandbox-status sandbox-selftest
+sandbox-up: ## start sandbox hosts (flags in SANDBOX_FLAGS); builds and caches artifacts on first use
+	$(GO) run ./test/sandbox up $(SANDBOX_FLAGS)
+
+sandbox-down: ## remove the sandbox's containers, volumes and network
+	$(GO) run ./test/sandbox down
+
+sandbox-status: ## list sandbox hosts and asset URLs
+	$(GO) run ./test/sandbox status
+
+sandbox-selftest: ## raw kubeadm on 2 extra sandbox hosts; prints Ready nodes and timings
+	$(GO) run ./test/sandbox selftest
+
+# ---- pkg/ssh (issue 3): SSH transport against real OpenSSH sshd ------------------------------
+# Needs root and the ci-deps packages (openssh-server, openssh-client, sudo, iproute2).
+.PHONY: test-ssh bench-ssh
+test-ssh: ## pkg/ssh tests against real sshd processes (about 1 minute)
+	$(GO) test -count=1 ./pkg/ssh/...
+
+bench-ssh: ## pkg/ssh benchmarks plus an OpenSSH client baseline; figures in test/bench/ssh.md
+	bash test/bench/ssh.sh 3
+	bash test/bench/ssh-openssh-baseline.sh
+
+# ---- machine-controller (issue 6): pkg/controller, pkg/webhook, pkg/bootstrap ----------------
+.PHONY: generate-machine-controller test-machine-controller bench-controller
+generate-machine-controller: $(TOOLS)/controller-gen ## regenerate the machine-controller's RBAC from its kubebuilder markers
+	$(TOOLS)/controller-gen rbac:roleName=machine-controller paths=./pkg/controller/... output:rbac:dir=manifests/machine-controller
+
+test-machine-controller: ## machine-controller tests against a real kube-apiserver and etcd (about 2 minutes warm)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test -count=1 ./pkg/controller/... ./pkg/webhook/... ./pkg/bootstrap/... ./pkg/cloud/cloudtest/... \
+	  ./pkg/apis/cluster/... ./cmd/machine-controller/... ./test/envtest/...
+
+bench-controller: ## scale 0→500→0 and hold 5,000 machines; figures go to test/bench/controller.md
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test ./test/bench/controller -run '^$$' -bench . -benchtime 1x -timeout 60m
+
+# ---- OpenStack provider and simulator (issue 7): pkg/cloud/openstack, test/openstack-sim -----
+OPENSTACK_SIM_LISTEN ?= 127.0.0.1:8774
+.PHONY: test-openstack bench-openstack openstack-sim
+test-openstack: ## OpenStack provider and simulator tests, and the controller scenarios on them against a real kube-apiserver (about 6 minutes warm)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test -count=1 -timeout 30m ./pkg/cloud/openstack/... ./test/openstack-sim/... ./test/bench/openstack/...
+
+bench-openstack: ## OpenStack calls per machine at 0→500: the provider alone, then through the controllers; figures in test/bench/openstack.md
+	for v in network subnet fip bfv; do $(GO) run ./test/bench/openstack -machines 500 -latency 20ms -variant $$v; done
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test ./pkg/cloud/openstack/integration -run '^$$' -bench Scale500 -benchtime 1x -timeout 30m
+
+openstack-sim: ## run the OpenStack simulator standalone on OPENSTACK_SIM_LISTEN (prints OS_* variables)
+	$(GO) run ./test/openstack-sim --listen $(OPENSTACK_SIM_LISTEN)
+
+# ---- demo: the README's main command ----------------------------------------------------------
+DEMO_DIR ?= test/sandbox/.state
+.PHONY: demo demo-down
+demo: build ## sandbox hosts up, then slipway apply an HA cluster on them, then kubectl get nodes
+	$(GO) run ./test/sandbox up --hosts 4 --control-planes 3 --lb --dir $(DEMO_DIR)
+	cd $(DEMO_DIR) && $(CURDIR)/bin/slipway apply -m slipway.yaml -t tf.json --auto-approve
+	$$(test/kube/build.sh $(KUBE_VERSION) kubectl)/kubectl --kubeconfig $(DEMO_DIR)/sandbox-kubeconfig get nodes -o wide
+
+demo-down: ## reset the demo cluster and remove the sandbox hosts
+	-cd $(DEMO_DIR) && $(CURDIR)/bin/slipway reset -m slipway.yaml -t tf.json --auto-approve
+	$(GO) run ./test/sandbox down --dir $(DEMO_DIR)

@@ -1,0 +1,118 @@
+// Command machine-controller runs inside the cluster and reconciles cluster.k8s.io/v1alpha1
+// MachineDeployments, MachineSets and Machines into cloud servers that join as Nodes. This file
+// only turns flags into options; everything else lives in pkg/controller.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
+	"github.com/slipway-dev/slipway/pkg/controller"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "machine-controller:", err)
+		os.Exit(1)
+	}
+}
+
+// settings are what the flags set.
+type settings struct {
+	o            controller.Options
+	mo           controller.ManagerOptions
+	cloudName    string
+	maxUnhealthy string
+	qps          float64
+	zap          zap.Options
+}
+
+// register adds every flag to fs, each with its help text.
+func register(fs *flag.FlagSet) *settings {
+	st := &settings{}
+	o, mo := &st.o, &st.mo
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: machine-controller [flags]\n\n"+
+			"Reconciles cluster.k8s.io/v1alpha1 MachineDeployments, MachineSets and Machines into cloud servers\n"+
+			"that join the cluster as Nodes, and serves their admission webhook. Flags:\n\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&st.cloudName, "cloud-provider", "openstack", "cloud that servers are created in; only openstack is supported")
+	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with; the orphan sweep deletes only servers with this tag")
+	fs.StringVar(&o.Namespace, "namespace", "", "watch Machines, MachineSets and MachineDeployments in this namespace only (default: all namespaces); the orphan sweep then deletes only servers its own forced deletions left")
+	fs.IntVar(&o.Workers, "workers", 10, "concurrent reconciles per controller")
+	fs.Float64Var(&st.qps, "kube-api-qps", 20, "requests per second to the Kubernetes API")
+	fs.IntVar(&mo.Burst, "kube-api-burst", 40, "request burst to the Kubernetes API")
+	fs.DurationVar(&o.JoinTimeout, "join-timeout", 15*time.Minute, "replace a Machine whose Node has not joined this long after the Machine was created")
+	fs.DurationVar(&o.UnhealthyTimeout, "unhealthy-timeout", 10*time.Minute, "replace a Machine whose Node has been NotReady this long")
+	fs.StringVar(&st.maxUnhealthy, "max-unhealthy", "40%", "most Machines of one MachineDeployment replaced for health at a time (number or percentage of replicas, at least 1); above it none are")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 15*time.Minute, "give up evicting pods after this long and delete the Machine anyway")
+	fs.DurationVar(&o.ForcedDeleteTimeout, "forced-delete-timeout", 2*time.Minute, "with deletion policy forced, release the Machine after waiting this long for the cloud")
+	fs.IntVar(&o.OvershootThreshold, "overshoot-threshold", 1, "freeze a MachineSet that has this many Machines more than its replicas")
+	fs.DurationVar(&o.PollInterval, "poll-interval", 5*time.Second, "how often servers being built or deleted and blocked drains are checked")
+	fs.DurationVar(&o.OrphanSweepInterval, "orphan-sweep-interval", 5*time.Minute, "how often to look for tagged servers without a Machine; negative disables the sweep")
+	fs.DurationVar(&o.OrphanGracePeriod, "orphan-grace-period", 10*time.Minute, "delete a server only after it has had no Machine for this long")
+	fs.StringVar(&o.LeftoverNamespace, "leftover-namespace", "kube-system", "namespace of the ConfigMap that records servers left behind by forced deletions")
+	fs.StringVar(&o.Join.Endpoint, "join-api-endpoint", "", "API server host:port new nodes join through (default: from kube-public/cluster-info)")
+	fs.StringVar(&o.Join.CACertHash, "join-ca-cert-hash", "", "sha256:<hex> pin of the cluster CA for kubeadm join (default: from kube-public/cluster-info)")
+	fs.StringVar(&o.Join.PackageRepository, "package-repository", "https://pkgs.k8s.io", "base URL of the pkgs.k8s.io-style apt repository new nodes install kubelet and kubeadm from")
+	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&mo.ProbeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 disables them")
+	fs.IntVar(&mo.WebhookPort, "webhook-port", 9443, "port of the admission webhook (TLS); 0 disables it")
+	fs.StringVar(&mo.WebhookCertDir, "webhook-cert-dir", "/etc/machine-controller/tls", "directory with the webhook's tls.crt and tls.key")
+	fs.BoolVar(&mo.LeaderElection, "leader-elect", true, "run only while holding the leader Lease, so that one replica reconciles at a time")
+	fs.StringVar(&mo.LeaderElectionNamespace, "leader-election-namespace", "kube-system", "namespace of the leader Lease")
+	fs.StringVar(&mo.LeaderElectionID, "leader-election-id", "machine-controller", "name of the leader Lease")
+	fs.DurationVar(&mo.SyncPeriod, "sync-period", 10*time.Minute, "reconcile every object at least this often, which bounds how late a server deleted out of band is noticed")
+	st.zap.BindFlags(fs)
+	return st
+}
+
+func run() error {
+	st := register(flag.CommandLine)
+	// --kubeconfig is registered by controller-runtime's config package.
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", flag.Args())
+	}
+	o, mo := st.o, st.mo
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&st.zap)))
+	mo.QPS = float32(st.qps)
+	o.MaxUnhealthy = intstr.Parse(st.maxUnhealthy)
+	if st.cloudName != "openstack" {
+		return fmt.Errorf("--cloud-provider %q is not supported: only openstack", st.cloudName)
+	}
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	scheme, err := controller.Scheme()
+	if err != nil {
+		return err
+	}
+	// The provider reads credentials that cloudProviderSpec references from Secrets and
+	// ConfigMaps, directly: the controller never caches Secrets.
+	reader, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("creating API client: %w", err)
+	}
+	provider, err := openstack.New(o.ClusterName, openstack.Options{Resolver: openstack.ClientResolver{Reader: reader}})
+	if err != nil {
+		return fmt.Errorf("creating the OpenStack provider: %w", err)
+	}
+	ctx := ctrl.SetupSignalHandler()
+	mgr, err := controller.NewManager(ctx, cfg, provider, o, mo)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,36 @@
+package v1alpha1
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckKubeletVersion(t *testing.T) {
+	tests := []struct {
+		name    string
+		version string
+		wantErr string
+	}{
+		{name: "lowest supported", version: "1.33.0"},
+		{name: "highest supported with v", version: "v1.35.4"},
+		{name: "too old names the window", version: "1.30.3", wantErr: "outside the supported Kubernetes versions 1.33-1.35"},
+		{name: "too new", version: "1.36.0", wantErr: "1.33-1.35"},
+		{name: "not semver", version: "latest", wantErr: "not a semantic version"},
+		{name: "partial", version: "1.34", wantErr: "not a semantic version"},
+		{name: "empty", version: "", wantErr: "not a semantic version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckKubeletVersion(tt.version)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("CheckKubeletVersion(%q) = %v, want nil", tt.version, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("CheckKubeletVersion(%q) = %v, want error containing %q", tt.version, err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,77 @@
+package v1alpha1
+
+// Labels, annotations and taints that the machine-controller reads or writes. They are part of
+// the API: operators set some of them by hand, and cluster-autoscaler reads NodeMachineAnnotation.
+const (
+	// MachineTemplateHashLabel is put on a MachineSet, its selector and its Machines. Its value is
+	// the hash of the MachineDeployment template the set was made from, so that a template change
+	// makes a new set and an unchanged template finds its set again.
+	MachineTemplateHashLabel = "machine-template-hash"
+
+	// NodeMachineAnnotation is put on a Node and names its Machine as "<namespace>/<name>", the
+	// form cluster-autoscaler's cluster-api provider expects.
+	NodeMachineAnnotation = "cluster.k8s.io/machine"
+
+	// MaintenanceAnnotation set to "true" on a Machine cordons and drains its Node without deleting
+	// the Machine. Removing it (or setting anything else) uncordons the Node.
+	MaintenanceAnnotation = "cluster.k8s.io/maintenance"
+
+	// RequestDeleteAnnotation set to "true" on a Machine starts an abortable graceful deletion:
+	// the Node is cordoned and drained, and only when the drain has finished is the Machine
+	// deleted. Removing the annotation before then aborts it and uncordons the Node. A plain
+	// DELETE of the Machine cannot be aborted, because Kubernetes cannot undo a deletionTimestamp.
+	RequestDeleteAnnotation = "cluster.k8s.io/request-delete"
+
+	// DeletionPolicyAnnotation chooses how a Machine is deleted: "graceful" (the default: cordon
+	// and drain first), "unsafe" (no drain) or "forced" (no drain, and the Machine is released even
+	// if the cloud cannot delete the server, whose leftover is recorded for the orphan sweep). It
+	// may be set on the Machine at any time before or during deletion, or in a template.
+	DeletionPolicyAnnotation = "cluster.k8s.io/deletion-policy"
+
+	// SkipEvictionAnnotation on a Node skips eviction when its Machine is deleted; the name is the
+	// one existing machine-controller users already put on their Nodes.
+	SkipEvictionAnnotation = "kubermatic.io/skip-eviction"
+
+	// NotReadyTaintKey is registered on every new Node by its kubelet (see pkg/bootstrap) with the
+	// NoSchedule effect, and removed by the controller once the Node is Ready with a working
+	// network, so that no workload lands on a node whose CNI is not up yet.
+	NotReadyTaintKey = "cluster.k8s.io/not-ready"
+
+	// ClusterNameTag is the server metadata key (tag) that names the cluster a server belongs to;
+	// providers set it, and the orphan sweep lists by it.
+	ClusterNameTag = "slipway-cluster"
+)
+
+// DeletionPolicy values of DeletionPolicyAnnotation.
+const (
+	DeletionPolicyGraceful = "graceful"
+	DeletionPolicyUnsafe   = "unsafe"
+	DeletionPolicyForced   = "forced"
+)
+
+// Condition types of a Machine. Status.Phase summarises them.
+const (
+	// MachineValidated is the result of the provider's Validate: False with the cloud's reason
+	// when a flavor, image or network does not exist. Admission never calls the cloud.
+	MachineValidated = "Validated"
+	// MachineInstanceReady is True once the server exists and runs.
+	MachineInstanceReady = "InstanceReady"
+	// MachineNodeJoined is True once a Node matches the Machine.
+	MachineNodeJoined = "NodeJoined"
+	// MachineNodeReady mirrors the Node's Ready condition, and is False while the not-ready
+	// taint is still on the Node.
+	MachineNodeReady = "NodeReady"
+	// MachineDrained is True once the Node has been drained (for deletion or maintenance). Its
+	// LastTransitionTime to False marks the start of the drain, for the drain timeout.
+	MachineDrained = "Drained"
+	// MachineHealthy turns False when the Machine should be replaced: its Node did not join in
+	// time, stayed NotReady too long, or its server disappeared.
+	MachineHealthy = "Healthy"
+)
+
+// Condition types of a MachineSet or MachineDeployment set by the safety controller.
+const (
+	// FrozenCondition is True while a set or deployment is frozen because it has more Machines
+	// than replicas+maxSurge+threshold; frozen sets neither create nor delete Machines.
+	FrozenCondition = "Frozen"
+)

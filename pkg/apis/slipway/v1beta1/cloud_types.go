@@ -1,0 +1,124 @@
+package v1beta1
+
+// CloudProvider names the infrastructure; set exactly one of openstack or none.
+type CloudProvider struct {
+	// OpenStack: the cluster runs on OpenStack. Credentials are read from the usual OS_*
+	// environment variables when slipway runs (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD,
+	// OS_DOMAIN_NAME, OS_PROJECT_NAME or OS_PROJECT_ID, OS_REGION_NAME, or
+	// OS_APPLICATION_CREDENTIAL_ID and OS_APPLICATION_CREDENTIAL_SECRET) and stored in a Secret for
+	// the machine-controller; they never appear in the manifest.
+	OpenStack *OpenStackCloud `json:"openstack,omitempty"`
+	// None: bare metal or any machines without a cloud integration. Workers cannot be used.
+	None *NoneCloud `json:"none,omitempty"`
+	// External runs the out-of-tree cloud controller manager for the provider.
+	External bool `json:"external,omitempty"`
+	// CloudConfig is the provider's cloud.conf, passed to the cloud controller manager.
+	CloudConfig string `json:"cloudConfig,omitempty"`
+}
+
+// OpenStackCloud holds OpenStack-wide settings.
+type OpenStackCloud struct{}
+
+// NoneCloud means no cloud provider.
+type NoneCloud struct{}
+
+// MachineController configures the machine-controller deployment.
+type MachineController struct {
+	// Deploy the machine-controller. Default: true with a cloud provider other than none.
+	Deploy *bool `json:"deploy,omitempty"`
+	// Image of the machine-controller. Default: ghcr.io/slipway-dev/machine-controller at the
+	// version of slipway.
+	Image string `json:"image,omitempty"`
+}
+
+// WorkerPool is one group of identical cloud machines.
+type WorkerPool struct {
+	// Name of the pool: a DNS-1123 label, unique among pools. It names the MachineDeployment.
+	Name string `json:"name"`
+	// Replicas is how many machines the pool runs.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Strategy bounds rolling updates.
+	Strategy *WorkerStrategy `json:"strategy,omitempty"`
+	// MinReadySeconds is how long a new machine's node must be Ready before it counts as
+	// available during a rollout. Default: 0.
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+	// Autoscaler sets bounds for the cluster-autoscaler. Replicas must lie within them.
+	Autoscaler *Autoscaler `json:"autoscaler,omitempty"`
+	// ProviderSpec describes the machines.
+	ProviderSpec WorkerProviderSpec `json:"providerSpec"`
+}
+
+// WorkerStrategy bounds a rolling update.
+type WorkerStrategy struct {
+	// MaxSurge is how many machines may be created above replicas during an update: a number or
+	// a percentage of replicas (rounded up). Default: 1.
+	MaxSurge *IntOrString `json:"maxSurge,omitempty"`
+	// MaxUnavailable is how many machines may be unavailable during an update: a number or a
+	// percentage of replicas (rounded down). Default: 0. MaxSurge and MaxUnavailable cannot both
+	// be 0.
+	MaxUnavailable *IntOrString `json:"maxUnavailable,omitempty"`
+}
+
+// Autoscaler bounds a pool for the cluster-autoscaler.
+type Autoscaler struct {
+	// Min replicas.
+	Min int32 `json:"min"`
+	// Max replicas.
+	Max int32 `json:"max"`
+}
+
+// WorkerProviderSpec describes the machines of a pool.
+type WorkerProviderSpec struct {
+	// CloudProviderSpec are the cloud settings of each machine.
+	CloudProviderSpec OpenStackWorkerSpec `json:"cloudProviderSpec"`
+	// OperatingSystem is ubuntu, flatcar, debian, rhel or rockylinux.
+	OperatingSystem string `json:"operatingSystem"`
+	// OperatingSystemSpec holds OS-specific settings.
+	OperatingSystemSpec OperatingSystemSpec `json:"operatingSystemSpec,omitempty"`
+	// SSHPublicKeys are authorized for the machine's default user.
+	SSHPublicKeys []string `json:"sshPublicKeys,omitempty"`
+	// Labels are added to each machine's Node.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Taints are added to each machine's Node.
+	Taints []Taint `json:"taints,omitempty"`
+	// Annotations are added to each machine's Node.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// MachineObjectAnnotations are added to each Machine object (not the Node), for example
+	// cluster-autoscaler or slipway deletion settings.
+	MachineObjectAnnotations map[string]string `json:"machineObjectAnnotations,omitempty"`
+}
+
+// OperatingSystemSpec holds OS-specific settings.
+type OperatingSystemSpec struct {
+	// DistUpgradeOnBoot upgrades all packages on first boot (ubuntu, debian, rhel, rockylinux).
+	DistUpgradeOnBoot bool `json:"distUpgradeOnBoot"`
+	// DisableAutoUpdate turns off automatic OS updates (flatcar).
+	DisableAutoUpdate bool `json:"disableAutoUpdate,omitempty"`
+}
+
+// OpenStackWorkerSpec are the OpenStack settings of a worker machine. Names and IDs are both
+// accepted wherever a resource is referenced.
+type OpenStackWorkerSpec struct {
+	// Flavor name or ID, e.g. m1.small.
+	Flavor string `json:"flavor"`
+	// Image name or ID, e.g. "Ubuntu Noble 24.04".
+	Image string `json:"image"`
+	// Network name or ID the machine's port is created on.
+	Network string `json:"network,omitempty"`
+	// Subnet name or ID the machine's fixed IP comes from.
+	Subnet string `json:"subnet,omitempty"`
+	// SecurityGroups names or IDs applied to the machine's port.
+	SecurityGroups []string `json:"securityGroups,omitempty"`
+	// FloatingIPPool is the external network to allocate a floating IP from; empty means none.
+	FloatingIPPool string `json:"floatingIpPool,omitempty"`
+	// AvailabilityZone to create the machine in.
+	AvailabilityZone string `json:"availabilityZone,omitempty"`
+	// ServerGroupID of a server group (for anti-affinity), passed as a scheduler hint.
+	ServerGroupID string `json:"serverGroupID,omitempty"`
+	// Tags are added to the server's metadata.
+	Tags map[string]string `json:"tags,omitempty"`
+	// RootDiskSizeGB boots from a Cinder volume of this size instead of the flavor's disk.
+	RootDiskSizeGB *int32 `json:"rootDiskSizeGB,omitempty"`
+	// ConfigDrive passes user-data on a config drive instead of the metadata service.
+	ConfigDrive bool `json:"configDrive,omitempty"`
+}

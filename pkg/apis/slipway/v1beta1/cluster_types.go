@@ -1,0 +1,123 @@
+package v1beta1
+
+// APIVersion and Kind identify a slipway manifest.
+const (
+	APIVersion = "slipway.dev/v1beta1"
+	Kind       = "Cluster"
+)
+
+// Cluster describes one Kubernetes cluster: where its hosts are, which Kubernetes it runs, how
+// its network, container runtime and cloud are set up, and which worker pools the
+// machine-controller manages.
+type Cluster struct {
+	// APIVersion of the manifest. Must be slipway.dev/v1beta1.
+	APIVersion string `json:"apiVersion"`
+	// Kind of the manifest. Must be Cluster.
+	Kind string `json:"kind"`
+
+	// Name of the cluster: a DNS-1123 label. It names the kubeconfig file, tags cloud servers and
+	// keys slipway's per-cluster known_hosts. It may instead come from the Terraform output
+	// (cluster_name); when both are set they must agree.
+	Name string `json:"name"`
+
+	// Versions of the cluster's components.
+	Versions Versions `json:"versions"`
+
+	// ControlPlane lists the hosts that run the API server, controller manager, scheduler and a
+	// stacked etcd member. Usually supplied by the Terraform output instead.
+	ControlPlane ControlPlane `json:"controlPlane,omitempty"`
+
+	// StaticWorkers lists worker hosts that slipway joins over SSH (as opposed to workers the
+	// machine-controller creates from Workers). Usually supplied by the Terraform output.
+	StaticWorkers StaticWorkers `json:"staticWorkers,omitempty"`
+
+	// APIEndpoint is where clients and nodes reach the Kubernetes API: a load balancer for highly
+	// available control planes. Usually supplied by the Terraform output.
+	APIEndpoint APIEndpoint `json:"apiEndpoint,omitempty"`
+
+	// ClusterNetwork sets the pod and service networks, the CNI plugin and kube-proxy.
+	ClusterNetwork ClusterNetwork `json:"clusterNetwork,omitempty"`
+
+	// CloudProvider names the infrastructure the cluster runs on. Exactly one of openstack or none.
+	// Default: none.
+	CloudProvider CloudProvider `json:"cloudProvider,omitempty"`
+
+	// ContainerRuntime configures containerd on every host.
+	ContainerRuntime ContainerRuntime `json:"containerRuntime,omitempty"`
+
+	// Kubelet holds kubelet settings for every host. A host's own kubelet settings override them
+	// key by key. They take effect when a host joins; changing them later does not yet
+	// reconfigure running nodes.
+	Kubelet KubeletConfig `json:"kubelet,omitempty"`
+
+	// RegistryConfiguration rewrites where all system images (control plane, CNI,
+	// machine-controller) are pulled from, for sites that mirror every image into one registry.
+	RegistryConfiguration *RegistryConfiguration `json:"registryConfiguration,omitempty"`
+
+	// Assets says where the Kubernetes binaries (kubeadm, kubelet, kubectl) come from. Exactly one
+	// of packages, url or upload. Default: packages from https://pkgs.k8s.io.
+	Assets Assets `json:"assets,omitempty"`
+
+	// MachineController configures the in-cluster controller that creates worker machines.
+	MachineController MachineController `json:"machineController,omitempty"`
+
+	// Workers are pools of cloud machines that the machine-controller creates and keeps at the
+	// requested size. Each pool becomes one MachineDeployment in kube-system. Pools may also come
+	// from the Terraform output; any field set here wins over Terraform's value.
+	Workers []WorkerPool `json:"workers,omitempty"`
+
+	// Proxy is the HTTP proxy that hosts use to reach package repositories and registries.
+	Proxy Proxy `json:"proxy,omitempty"`
+
+	// Addons are extra manifests applied after the cluster is up.
+	Addons *Addons `json:"addons,omitempty"`
+}
+
+// Versions pins component versions.
+type Versions struct {
+	// Kubernetes version of the control plane and static workers, e.g. v1.34.1. slipway supports
+	// the minors v1.33, v1.34 and v1.35. Raising it and running apply upgrades the cluster, one
+	// minor at a time.
+	Kubernetes string `json:"kubernetes"`
+}
+
+// ControlPlane is the set of control-plane hosts.
+type ControlPlane struct {
+	// Hosts of the control plane. Use an odd number (1, 3 or 5): etcd needs a majority to work.
+	Hosts []Host `json:"hosts,omitempty"`
+}
+
+// StaticWorkers is the set of worker hosts joined over SSH.
+type StaticWorkers struct {
+	// Hosts to join as workers.
+	Hosts []Host `json:"hosts,omitempty"`
+}
+
+// APIEndpoint is the address of the Kubernetes API.
+type APIEndpoint struct {
+	// Host is a DNS name or IP address. Default: the private address of the only control-plane
+	// host; required when there are several.
+	Host string `json:"host,omitempty"`
+	// Port of the API. Default: 6443.
+	Port int `json:"port,omitempty"`
+	// AlternativeNames are extra DNS names or IPs added to the API server certificate.
+	AlternativeNames []string `json:"alternativeNames,omitempty"`
+}
+
+// Proxy configures an HTTP proxy for hosts.
+type Proxy struct {
+	// HTTP proxy URL, e.g. http://proxy.example.com:3128.
+	HTTP string `json:"http,omitempty"`
+	// HTTPS proxy URL.
+	HTTPS string `json:"https,omitempty"`
+	// NoProxy is a comma-separated list of hosts and CIDRs reached directly. slipway adds the
+	// pod and service subnets, the cluster domain and every host address itself.
+	NoProxy string `json:"noProxy,omitempty"`
+}
+
+// Addons are extra manifests.
+type Addons struct {
+	// Path to a directory of YAML manifests, relative to the manifest file, applied with
+	// server-side apply after the cluster and CNI are up.
+	Path string `json:"path"`
+}

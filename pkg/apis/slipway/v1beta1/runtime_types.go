@@ -1,0 +1,88 @@
+package v1beta1
+
+// ContainerRuntime configures the container runtime.
+type ContainerRuntime struct {
+	// Containerd is the only supported runtime.
+	Containerd Containerd `json:"containerd,omitempty"`
+}
+
+// Containerd configures containerd.
+type Containerd struct {
+	// Registries configures image registries by name (e.g. docker.io, registry.k8s.io or "*" for
+	// every registry): mirrors to try first, TLS and credentials.
+	Registries map[string]ContainerdRegistry `json:"registries,omitempty"`
+}
+
+// ContainerdRegistry configures one registry.
+type ContainerdRegistry struct {
+	// Mirrors are registry URLs tried in order before the registry itself, e.g.
+	// https://mirror.example.com or http://10.0.0.5:5000.
+	Mirrors []string `json:"mirrors,omitempty"`
+	// TLSConfig for the mirrors.
+	TLSConfig *RegistryTLSConfig `json:"tlsConfig,omitempty"`
+	// Auth are credentials for the registry and its mirrors.
+	Auth *RegistryAuth `json:"auth,omitempty"`
+}
+
+// RegistryTLSConfig sets TLS options for a registry.
+type RegistryTLSConfig struct {
+	// InsecureSkipVerify disables certificate verification.
+	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
+	// CAFile is a local PEM file of CA certificates to trust; slipway copies it to every host.
+	CAFile string `json:"caFile,omitempty"`
+}
+
+// RegistryAuth are registry credentials. They are written to hosts with mode 0600 and never
+// logged.
+type RegistryAuth struct {
+	// Username for basic authentication.
+	Username string `json:"username,omitempty"`
+	// Password for basic authentication.
+	Password string `json:"password,omitempty"`
+	// Auth is base64(username:password), as in a Docker config file.
+	Auth string `json:"auth,omitempty"`
+	// IdentityToken is an OAuth refresh token.
+	IdentityToken string `json:"identityToken,omitempty"`
+}
+
+// RegistryConfiguration rewrites system image registries.
+type RegistryConfiguration struct {
+	// OverwriteRegistry replaces the registry of every system image, e.g. registry.example.com
+	// turns registry.k8s.io/kube-apiserver into registry.example.com/kube-apiserver.
+	OverwriteRegistry string `json:"overwriteRegistry,omitempty"`
+	// InsecureRegistry allows plain HTTP and unverified TLS to OverwriteRegistry.
+	InsecureRegistry bool `json:"insecureRegistry,omitempty"`
+}
+
+// Assets says where Kubernetes binaries come from; set exactly one field.
+type Assets struct {
+	// Packages installs kubeadm, kubelet and kubectl from the Kubernetes package repositories (apt
+	// on Debian and Ubuntu, dnf on RHEL and Rocky Linux; Flatcar gets binaries in /opt/bin).
+	Packages *PackageAssets `json:"packages,omitempty"`
+	// URL downloads the binaries from a web server laid out like https://dl.k8s.io/release, i.e.
+	// <baseURL>/<version>/bin/linux/<arch>/<binary>, verifying each against its .sha256 file.
+	URL *URLAssets `json:"url,omitempty"`
+	// Upload copies the binaries from the operator's machine to every host, for sites without
+	// internet access.
+	Upload *UploadAssets `json:"upload,omitempty"`
+}
+
+// PackageAssets configures package repositories.
+type PackageAssets struct {
+	// BaseURL of the repositories, laid out like https://pkgs.k8s.io: slipway uses
+	// <baseURL>/core:/stable:/v<minor>/deb/ (and /rpm/). Default: https://pkgs.k8s.io.
+	BaseURL string `json:"baseURL,omitempty"`
+}
+
+// URLAssets configures binary downloads.
+type URLAssets struct {
+	// BaseURL of the downloads, e.g. https://dl.k8s.io/release.
+	BaseURL string `json:"baseURL"`
+}
+
+// UploadAssets configures binaries uploaded from the operator's machine.
+type UploadAssets struct {
+	// Directory on the operator's machine holding kubeadm, kubelet and kubectl for the cluster's
+	// version and the hosts' architecture. Relative paths are relative to the manifest.
+	Directory string `json:"directory"`
+}

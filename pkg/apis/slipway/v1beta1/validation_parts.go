@@ -1,0 +1,325 @@
+package v1beta1
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"golang.org/x/crypto/ssh"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// OperatingSystems are the worker operating systems the machine-controller can bootstrap.
+var OperatingSystems = []string{"ubuntu", "flatcar", "debian", "rhel", "rockylinux"}
+
+var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+
+func validateCloud(c *Cluster) field.ErrorList {
+	p := field.NewPath("cloudProvider")
+	if (c.CloudProvider.OpenStack != nil) == (c.CloudProvider.None != nil) {
+		return field.ErrorList{field.Invalid(p, "openstack and none", "set exactly one of openstack or none")}
+	}
+	if c.CloudProvider.None != nil && c.CloudProvider.External {
+		return field.ErrorList{field.Forbidden(p.Child("external"), "an external cloud controller manager needs a cloud provider other than none")}
+	}
+	return nil
+}
+
+func validateRuntime(c *Cluster) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("containerRuntime", "containerd", "registries")
+	for reg, r := range c.ContainerRuntime.Containerd.Registries {
+		rp := p.Key(reg)
+		if reg != "*" {
+			if _, err := name.NewRegistry(reg, name.StrictValidation); err != nil || strings.ContainsAny(reg, "/ ") {
+				errs = append(errs, field.Invalid(rp, reg, "must be a registry host name such as docker.io or registry.example.com:5000, or *"))
+			}
+		}
+		for i, m := range r.Mirrors {
+			errs = append(errs, validateURL(m, rp.Child("mirrors").Index(i), "http", "https")...)
+		}
+		if r.TLSConfig != nil && strings.ContainsAny(r.TLSConfig.CAFile, "\x00\n") {
+			errs = append(errs, field.Invalid(rp.Child("tlsConfig", "caFile"), r.TLSConfig.CAFile, "must be a file path"))
+		}
+		if a := r.Auth; a != nil {
+			if a.Auth == "" && a.IdentityToken == "" && (a.Username == "" || a.Password == "") {
+				errs = append(errs, field.Required(rp.Child("auth"), "set username and password, auth, or identityToken"))
+			}
+		}
+	}
+	if rc := c.RegistryConfiguration; rc != nil && rc.OverwriteRegistry != "" {
+		if _, err := name.NewRegistry(strings.SplitN(rc.OverwriteRegistry, "/", 2)[0], name.StrictValidation); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("registryConfiguration", "overwriteRegistry"), rc.OverwriteRegistry, "must be a registry such as registry.example.com or registry.example.com:5000/mirror"))
+		}
+	}
+	return errs
+}
+
+func validateAssets(c *Cluster) field.ErrorList {
+	p := field.NewPath("assets")
+	a := c.Assets
+	set := 0
+	for _, on := range []bool{a.Packages != nil, a.URL != nil, a.Upload != nil} {
+		if on {
+			set++
+		}
+	}
+	if set != 1 {
+		return field.ErrorList{field.Invalid(p, fmt.Sprintf("%d sources", set), "set exactly one of packages, url or upload")}
+	}
+	switch {
+	case a.Packages != nil:
+		return validateURL(a.Packages.BaseURL, p.Child("packages", "baseURL"), "http", "https")
+	case a.URL != nil:
+		return validateURL(a.URL.BaseURL, p.Child("url", "baseURL"), "http", "https")
+	default:
+		if a.Upload.Directory == "" || strings.ContainsAny(a.Upload.Directory, "\x00\n") {
+			return field.ErrorList{field.Required(p.Child("upload", "directory"), "a directory holding kubeadm, kubelet and kubectl")}
+		}
+	}
+	return nil
+}
+
+func validateProxy(px *Proxy, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if px.HTTP != "" {
+		errs = append(errs, validateURL(px.HTTP, p.Child("http"), "http", "https", "socks5")...)
+	}
+	if px.HTTPS != "" {
+		errs = append(errs, validateURL(px.HTTPS, p.Child("https"), "http", "https", "socks5")...)
+	}
+	for i, entry := range strings.Split(px.NoProxy, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		if !regexp.MustCompile(`^[A-Za-z0-9.:/*_-]+$`).MatchString(entry) {
+			errs = append(errs, field.Invalid(p.Child("noProxy"), px.NoProxy, fmt.Sprintf("entry %d (%q) must be a host name, IP address or CIDR", i+1, entry)))
+		}
+	}
+	return errs
+}
+
+func validateWorkers(c *Cluster) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("workers")
+	if len(c.Workers) > 0 {
+		if c.MachineController.Deploy == nil || !*c.MachineController.Deploy {
+			errs = append(errs, field.Forbidden(field.NewPath("machineController", "deploy"), "workers need the machine-controller; set deploy: true or remove workers"))
+		}
+		if c.CloudProvider.OpenStack == nil {
+			errs = append(errs, field.Forbidden(p, "workers need a cloud provider to create machines on; set cloudProvider.openstack, or use staticWorkers"))
+		}
+	}
+	if img := c.MachineController.Image; img != "" {
+		if _, err := name.ParseReference(img, name.StrictValidation); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("machineController", "image"), img, "must be an image reference such as registry.example.com/machine-controller:v1.0.0"))
+		}
+	}
+	seen := map[string]int{}
+	for i, w := range c.Workers {
+		wp := p.Index(i)
+		errs = append(errs, validateDNSLabel(w.Name, wp.Child("name"))...)
+		if j, dup := seen[w.Name]; dup && w.Name != "" {
+			errs = append(errs, field.Duplicate(wp.Child("name"), fmt.Sprintf("%s (also workers[%d])", w.Name, j)))
+		}
+		seen[w.Name] = i
+		if w.Replicas != nil && *w.Replicas < 0 {
+			errs = append(errs, field.Invalid(wp.Child("replicas"), *w.Replicas, "must not be negative"))
+		}
+		if w.MinReadySeconds < 0 {
+			errs = append(errs, field.Invalid(wp.Child("minReadySeconds"), w.MinReadySeconds, "must not be negative"))
+		}
+		if a := w.Autoscaler; a != nil {
+			if a.Min < 0 || a.Max < a.Min || a.Max == 0 {
+				errs = append(errs, field.Invalid(wp.Child("autoscaler"), fmt.Sprintf("min %d, max %d", a.Min, a.Max), "need 0 <= min <= max and max > 0"))
+			} else if w.Replicas != nil && (*w.Replicas < a.Min || *w.Replicas > a.Max) {
+				errs = append(errs, field.Invalid(wp.Child("replicas"), *w.Replicas, fmt.Sprintf("must lie within autoscaler bounds %d..%d", a.Min, a.Max)))
+			}
+		}
+		if s := w.Strategy; s != nil {
+			errs = append(errs, validateStrategy(s, wp.Child("strategy"))...)
+		}
+		errs = append(errs, validateWorkerSpec(&w.ProviderSpec, wp.Child("providerSpec"))...)
+	}
+	return errs
+}
+
+func validateStrategy(s *WorkerStrategy, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	surge, e1 := intOrPercent(s.MaxSurge, p.Child("maxSurge"))
+	unavail, e2 := intOrPercent(s.MaxUnavailable, p.Child("maxUnavailable"))
+	errs = append(errs, e1...)
+	errs = append(errs, e2...)
+	if len(e1)+len(e2) == 0 && surge == 0 && unavail == 0 {
+		errs = append(errs, field.Invalid(p, "maxSurge 0, maxUnavailable 0", "maxSurge and maxUnavailable cannot both be 0: the rollout could never make progress"))
+	}
+	return errs
+}
+
+// intOrPercent validates an IntOrString and returns a value that is 0 only when it means 0.
+func intOrPercent(v *IntOrString, p *field.Path) (int, field.ErrorList) {
+	if v == nil {
+		return 0, nil
+	}
+	if v.Type == intstr.Int {
+		if v.IntVal < 0 {
+			return 0, field.ErrorList{field.Invalid(p, v.IntVal, "must not be negative")}
+		}
+		return int(v.IntVal), nil
+	}
+	var pct int
+	if _, err := fmt.Sscanf(v.StrVal, "%d%%", &pct); err != nil || fmt.Sprintf("%d%%", pct) != v.StrVal || pct < 0 || pct > 100 {
+		return 0, field.ErrorList{field.Invalid(p, v.StrVal, "must be a number or a percentage from 0% to 100%")}
+	}
+	return pct, nil
+}
+
+func validateWorkerSpec(s *WorkerProviderSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	cs := p.Child("cloudProviderSpec")
+	if s.CloudProviderSpec.Flavor == "" {
+		errs = append(errs, field.Required(cs.Child("flavor"), ""))
+	}
+	if s.CloudProviderSpec.Image == "" {
+		errs = append(errs, field.Required(cs.Child("image"), ""))
+	}
+	if d := s.CloudProviderSpec.RootDiskSizeGB; d != nil && (*d < 1 || *d > 65536) {
+		errs = append(errs, field.Invalid(cs.Child("rootDiskSizeGB"), *d, "must be from 1 to 65536"))
+	}
+	errs = append(errs, validateLabels(s.CloudProviderSpec.Tags, cs.Child("tags"))...)
+	found := false
+	for _, os := range OperatingSystems {
+		found = found || os == s.OperatingSystem
+	}
+	if !found {
+		errs = append(errs, field.NotSupported(p.Child("operatingSystem"), s.OperatingSystem, OperatingSystems))
+	}
+	for i, k := range s.SSHPublicKeys {
+		errs = append(errs, validatePublicKey(k, p.Child("sshPublicKeys").Index(i))...)
+	}
+	errs = append(errs, validateLabels(s.Labels, p.Child("labels"))...)
+	errs = append(errs, validateTaints(s.Taints, p.Child("taints"))...)
+	errs = append(errs, validateAnnotations(s.Annotations, p.Child("annotations"))...)
+	errs = append(errs, validateAnnotations(s.MachineObjectAnnotations, p.Child("machineObjectAnnotations"))...)
+	return errs
+}
+
+func validateLabels(labels map[string]string, p *field.Path) field.ErrorList {
+	return metavalidation.ValidateLabels(labels, p)
+}
+
+func validateAnnotations(a map[string]string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for k := range a {
+		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, field.Invalid(p.Key(k), k, msg))
+		}
+	}
+	return errs
+}
+
+func validateTaints(taints []Taint, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+	for i, t := range taints {
+		tp := p.Index(i)
+		for _, msg := range validation.IsQualifiedName(t.Key) {
+			errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
+		}
+		if t.Value != "" {
+			for _, msg := range validation.IsValidLabelValue(t.Value) {
+				errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))
+			}
+		}
+		ok := false
+		for _, e := range effects {
+			ok = ok || e == t.Effect
+		}
+		if !ok {
+			errs = append(errs, field.NotSupported(tp.Child("effect"), t.Effect, effects))
+		}
+	}
+	return errs
+}
+
+func validateKubelet(k *KubeletConfig, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, m := range []struct {
+		v map[string]string
+		n string
+	}{{k.SystemReserved, "systemReserved"}, {k.KubeReserved, "kubeReserved"}} {
+		for res, q := range m.v {
+			if res != "cpu" && res != "memory" && res != "ephemeral-storage" && res != "pid" {
+				errs = append(errs, field.NotSupported(p.Child(m.n).Key(res), res, []string{"cpu", "memory", "ephemeral-storage", "pid"}))
+			}
+			if _, err := resource.ParseQuantity(q); err != nil {
+				errs = append(errs, field.Invalid(p.Child(m.n).Key(res), q, "must be a quantity such as 100m or 256Mi"))
+			}
+		}
+	}
+	for sig, v := range k.EvictionHard {
+		if !regexp.MustCompile(`^[a-zA-Z]+(\.[a-zA-Z]+)*$`).MatchString(sig) {
+			errs = append(errs, field.Invalid(p.Child("evictionHard").Key(sig), sig, "must be an eviction signal such as memory.available"))
+		}
+		if !regexp.MustCompile(`^[0-9.]+(%|[KMGTPE]i?)?$`).MatchString(v) {
+			errs = append(errs, field.Invalid(p.Child("evictionHard").Key(sig), v, "must be a quantity or a percentage"))
+		}
+	}
+	if k.MaxPods != nil && (*k.MaxPods < 1 || *k.MaxPods > 2500) {
+		errs = append(errs, field.Invalid(p.Child("maxPods"), *k.MaxPods, "must be from 1 to 2500"))
+	}
+	return errs
+}
+
+func validateDNSLabel(s string, p *field.Path) field.ErrorList {
+	if s == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(s) {
+		errs = append(errs, field.Invalid(p, s, msg))
+	}
+	return errs
+}
+
+func validateDNSSubdomain(s string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(s) {
+		errs = append(errs, field.Invalid(p, s, msg))
+	}
+	return errs
+}
+
+func validateUser(u string, p *field.Path) field.ErrorList {
+	if !userRE.MatchString(u) {
+		return field.ErrorList{field.Invalid(p, u, "must be a user name: lowercase letters, digits, '_', '.' or '-', starting with a letter or '_'")}
+	}
+	return nil
+}
+
+func validatePublicKey(k string, p *field.Path) field.ErrorList {
+	if _, _, _, rest, err := ssh.ParseAuthorizedKey([]byte(k)); err != nil || len(strings.TrimSpace(string(rest))) > 0 {
+		return field.ErrorList{field.Invalid(p, k, "must be one public key in authorized_keys format, e.g. \"ssh-ed25519 AAAA...\"")}
+	}
+	return nil
+}
+
+func validateURL(s string, p *field.Path, schemes ...string) field.ErrorList {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || strings.ContainsAny(s, " \t\n\"'`$\\;|&<>(){}") {
+		return field.ErrorList{field.Invalid(p, s, "must be a URL such as https://example.com")}
+	}
+	for _, sc := range schemes {
+		if u.Scheme == sc {
+			return nil
+		}
+	}
+	return field.ErrorList{field.NotSupported(p.Child("scheme"), u.Scheme, schemes)}
+}

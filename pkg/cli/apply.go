@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/slipway-dev/slipway/pkg/cluster"
+)
+
+// sshFlags are the SSH settings of commands that reach hosts.
+type sshFlags struct {
+	trustUnknownHosts bool
+	knownHosts        string
+	parallel          int
+}
+
+func (f *sshFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.trustUnknownHosts, "trust-unknown-hosts", false, "accept SSH host keys seen for the first time and record them in the cluster's known_hosts (changed keys are always refused)")
+	cmd.Flags().StringVar(&f.knownHosts, "known-hosts", "", "the cluster's known_hosts file (default $XDG_CONFIG_HOME/slipway/<cluster>/known_hosts)")
+	cmd.Flags().IntVar(&f.parallel, "parallel", 10, "how many hosts to work on at once")
+}
+
+func newApplyCommand(g *globalOptions, s Streams) *cobra.Command {
+	var (
+		sf      sshFlags
+		opts    cluster.ApplyOptions
+		output  string
+		upgrade bool
+	)
+	cmd := &cobra.Command{
+		Use:     "apply",
+		Aliases: []string{"upgrade"},
+		Short:   "Install, repair or upgrade the cluster to match the manifest",
+		Long: `apply probes every host and the running cluster, prints a plan of the steps that would
+converge them to the manifest, and after confirmation carries it out: prerequisites and
+Kubernetes binaries, kubeadm init on the leader, control-plane joins one at a time, the CNI,
+static workers, and worker pools. Run it again at any time: on a converged cluster it changes
+nothing, an interrupted run is finished by the next one, a reinstalled host is repaired, and
+a raised versions.kubernetes upgrades the cluster one node at a time.`,
+		Example: `  # See what would change, then do it
+  slipway apply -m cluster.yaml -t tf.json --dry-run
+  slipway apply -m cluster.yaml -t tf.json
+
+  # Unattended (CI), first contact with new hosts
+  slipway apply -m cluster.yaml -t ./terraform --auto-approve --trust-unknown-hosts
+
+  # The plan for automation
+  slipway apply -m cluster.yaml -t tf.json --dry-run -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "text", "json"); err != nil {
+				return err
+			}
+			res, err := load(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			pool, env, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			env.Log = s.Out
+			opts.JSON = output == "json"
+			opts.Parallel = sf.parallel
+			opts.UpgradeMachineDeployments = upgrade
+			opts.Out, opts.Log = s.Out, s.Out
+			if opts.JSON {
+				opts.Log = s.Err
+				env.Log = s.Err
+			}
+			opts.Confirm = terminalConfirm(s)
+			opts.KillAt = os.Getenv("SLIPWAY_TEST_KILL_AT")
+			return cluster.Apply(cmd.Context(), env, opts)
+		},
+	}
+	sf.add(cmd)
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and stop; nothing is changed")
+	cmd.Flags().BoolVarP(&opts.AutoApprove, "auto-approve", "y", false, "carry out the plan without asking")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "plan format: text or json")
+	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "also set the kubelet version of existing MachineDeployments to versions.kubernetes")
+	return cmd
+}
+
+func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOptions {
+	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts}
+	if g.verbose {
+		o.Verbose = s.Out
+	}
+	return o
+}
+
+// terminalConfirm asks on the terminal, or returns nil when stdin is not one.
+func terminalConfirm(s Streams) func(string) (bool, error) {
+	f, ok := s.In.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(q string) (bool, error) {
+		fmt.Fprintf(s.Out, "%s Only 'yes' continues: ", q)
+		line, err := bufio.NewReader(s.In).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		return strings.TrimSpace(line) == "yes", nil
+	}
+}

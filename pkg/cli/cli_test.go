@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the command tree in-process and returns stdout, stderr and the exit code main
+// would use.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := NewRootCommand(Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb})
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		errb.WriteString("Error: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), ExitCode(err)
+}
+
+func TestConfigPrintFullLoadsBack(t *testing.T) {
+	full, _, code := run(t, "", "config", "print", "--full")
+	if code != 0 || !strings.Contains(full, "# ") {
+		t.Fatalf("config print --full: code %d", code)
+	}
+	f := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(f, []byte(full), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dump, stderr, code := run(t, "", "config", "dump", "-m", f)
+	if code != 0 {
+		t.Fatalf("config dump of the full reference: code %d\n%s", code, stderr)
+	}
+	// The dump itself must load again, unchanged.
+	g := filepath.Join(t.TempDir(), "g.yaml")
+	if err := os.WriteFile(g, []byte(dump), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dump2, stderr, code := run(t, "", "config", "dump", "-m", g)
+	if code != 0 || dump2 != dump {
+		t.Fatalf("dump does not round-trip (code %d): %s", code, stderr)
+	}
+}
+
+func TestConfigMachineDeployments(t *testing.T) {
+	out, stderr, code := run(t, "", "config", "machinedeployments", "-m", "../../examples/openstack.yaml", "-t", "../../examples/openstack-tf-output.json")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	for _, want := range []string{"kind: MachineDeployment", "namespace: kube-system", "workerset: pool1", "kubelet: 1.34.1",
+		"flavor: m1.large", "network: demo-net", "maxSurge: 1", "cloudProvider: openstack"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	js, _, code := run(t, "", "config", "md", "-o", "json", "-m", "../../examples/openstack.yaml", "-t", "../../examples/openstack-tf-output.json")
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &list) != nil || len(list.Items) != 1 {
+		t.Fatalf("json output: code %d, %s", code, js)
+	}
+}
+
+func TestExitCodesAndMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"
+	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id%s}]}\n"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", []string{"aply"}, ExitUsage, `unknown command "aply" for "slipway"`},
+		{"unknown flag", []string{"config", "dump", "--nope"}, ExitUsage, "unknown flag: --nope"},
+		{"bad output format", []string{"config", "dump", "-o", "xml", "-m", "x"}, ExitUsage, `--output "xml" is not supported`},
+		{"no manifest", []string{"config", "dump"}, ExitConfig, "pass -m/--manifest"},
+		{"unknown field", []string{"config", "dump", "-m", write("a.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
+		{"bad cidr", []string{"config", "dump", "-m", write("b.yaml", head+"clusterNetwork: {podSubnet: 10.0.0/8}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "clusterNetwork.podSubnet: Invalid value"},
+		{"unsupported version", []string{"config", "dump", "-m", write("c.yaml", strings.Replace(head, "v1.34.1", "v1.29.0", 1)+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "versions.kubernetes"},
+		{"duplicate host", []string{"config", "dump", "-m", write("d.yaml", head+"apiEndpoint: {host: lb}\ncontrolPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}, {publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n")}, ExitConfig, "controlPlane.hosts[1].publicAddress: Duplicate value"},
+		{"injection", []string{"config", "dump", "-m", write("e.yaml", head+strings.ReplaceAll(host, "%s", `, hostname: "a;rm -rf /"`))}, ExitConfig, `controlPlane.hosts[0].hostname: Invalid value: "a;rm -rf /"`},
+		{"bad terraform", []string{"config", "dump", "-m", write("f.yaml", head), "-t", write("tf.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
+		{"version json", []string{"version", "-o", "json"}, ExitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := run(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.want, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a stack trace:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out, _, code := run(t, "", "completion", shell)
+		if code != 0 || !strings.Contains(out, "slipway") {
+			t.Errorf("completion %s: code %d", shell, code)
+		}
+	}
+}

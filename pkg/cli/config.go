@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/version"
+	"github.com/slipway-dev/slipway/pkg/workers"
+	"github.com/slipway-dev/slipway/pkg/yamlfmt"
+)
+
+func newConfigCommand(g *globalOptions, s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Write, check and expand cluster manifests",
+		Args:  noUnknownCommand,
+		RunE:  helpOrUnknown,
+	}
+	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s))
+	return cmd
+}
+
+func newConfigPrintCommand(s Streams) *cobra.Command {
+	var full bool
+	cmd := &cobra.Command{
+		Use:   "print",
+		Short: "Print a starting manifest",
+		Long: `Print a minimal valid manifest, or with --full every field of the manifest API with its
+documentation as YAML comments. Alternatives that are not chosen are commented out, so the
+full output is itself a valid manifest.`,
+		Example: "  slipway config print > cluster.yaml\n  slipway config print --full | less",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if full {
+				_, err := io.WriteString(s.Out, v1beta1.Reference())
+				return err
+			}
+			_, err := io.WriteString(s.Out, v1beta1.Minimal())
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "print every field with its documentation")
+	return cmd
+}
+
+func newConfigDumpCommand(g *globalOptions, s Streams) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "dump",
+		Short: "Print the manifest merged with the Terraform output and defaulted",
+		Long: `Load the manifest and the Terraform output exactly as apply does (strict decoding,
+merge, defaults, validation) and print the result. Use it to check a manifest, or to see
+which values slipway will use.`,
+		Example: "  slipway config dump -m cluster.yaml -t tf.json\n  terraform output -json | slipway config dump -m cluster.yaml -t - -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "yaml", "json"); err != nil {
+				return err
+			}
+			res, err := load(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			return write(s.Out, output, res.Cluster)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	return cmd
+}
+
+func newConfigMachineDeploymentsCommand(g *globalOptions, s Streams) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:     "machinedeployments",
+		Aliases: []string{"md"},
+		Short:   "Print the MachineDeployments that apply creates for the worker pools",
+		Example: "  slipway config machinedeployments -m cluster.yaml -t tf.json\n  slipway config machinedeployments -m cluster.yaml -t ./terraform | kubectl apply -f -",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "yaml", "json"); err != nil {
+				return err
+			}
+			res, err := load(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			mds, err := workers.MachineDeployments(res.Cluster)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return write(s.Out, "json", map[string]any{"apiVersion": "v1", "kind": "List", "items": mds})
+			}
+			if len(mds) == 0 {
+				fmt.Fprintln(s.Err, "no worker pools: the manifest and the Terraform output define no workers")
+				return nil
+			}
+			out, err := workers.Marshal(mds)
+			if err != nil {
+				return err
+			}
+			_, err = s.Out.Write(out)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	return cmd
+}
+
+// load runs the shared manifest pipeline and prints its warnings.
+func load(cmd *cobra.Command, g *globalOptions, s Streams) (*config.Result, error) {
+	res, err := config.Load(cmd.Context(), config.Options{
+		ManifestPath:    g.manifest,
+		TerraformSource: g.terraform,
+		Stdin:           s.In,
+		ImageTag:        version.ImageTag(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(s.Err, "Warning:", w)
+	}
+	return res, nil
+}
+
+func write(w io.Writer, format string, v any) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	out, err := yamlfmt.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}

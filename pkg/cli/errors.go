@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/slipway-dev/slipway/pkg/config"
+)
+
+// Exit codes. They are part of the command-line contract and documented in the README.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1 // the operation failed: a host, the cluster or the environment
+	ExitUsage       = 2 // wrong command line: unknown command or flag, missing argument
+	ExitConfig      = 3 // the manifest or the Terraform output is invalid
+	ExitInterrupted = 130
+)
+
+// UsageError is a wrong command line.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCode maps an error returned by a command to the process exit code.
+func ExitCode(err error) int {
+	var ue *UsageError
+	var ce *config.Error
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &ce):
+		return ExitConfig
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitFailure
+}

@@ -1,0 +1,101 @@
+// Package cli holds slipway's command-line interface: one file per command, each a thin adapter
+// that parses flags, calls the packages that do the work and prints their results. No business
+// logic lives here, and nothing here prints an error: commands return them to main.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Streams are the command's standard streams.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// globalOptions are flags every command shares.
+type globalOptions struct {
+	manifest  string
+	terraform string
+	verbose   bool
+}
+
+// NewRootCommand builds the slipway command tree.
+func NewRootCommand(s Streams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "slipway",
+		Short: "Install, upgrade and repair Kubernetes clusters over SSH with kubeadm",
+		Long: `slipway turns a cluster manifest plus your Terraform output into a running Kubernetes
+cluster on hosts it reaches over SSH, keeps it converged (install, repair, upgrade), and
+manages OpenStack worker pools through its in-cluster machine-controller.
+
+Exit codes: 0 success, 1 the operation failed, 2 wrong command line,
+3 invalid manifest or Terraform output, 130 interrupted.`,
+		Example: `  # Start a manifest, then see what it expands to with your Terraform output
+  slipway config print > cluster.yaml
+  slipway config dump -m cluster.yaml -t ./terraform
+
+  # Show the MachineDeployments the worker pools become
+  slipway config machinedeployments -m cluster.yaml -t tf.json`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Args:              noUnknownCommand,
+		RunE:              helpOrUnknown,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.manifest, "manifest", "m", "", "cluster manifest file (- for stdin)")
+	pf.StringVarP(&g.terraform, "tfjson", "t", "", "Terraform output: a file written by 'terraform output -json', - for stdin, or a Terraform directory")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "stream remote output, prefixed with [host]")
+
+	root.AddCommand(
+		newApplyCommand(g, s),
+		newResetCommand(g, s),
+		newKubeconfigCommand(g, s),
+		newConfigCommand(g, s),
+		newVersionCommand(s),
+	)
+	return root
+}
+
+// noUnknownCommand rejects arguments to commands that only have subcommands.
+func noUnknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &UsageError{Err: fmt.Errorf("%s (see %s --help)", msg, c.CommandPath())}
+}
+
+// helpOrUnknown is the body of commands that only group subcommands.
+func helpOrUnknown(c *cobra.Command, args []string) error {
+	return c.Help()
+}
+
+// outputFormat validates an --output value.
+func outputFormat(v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return usageErrorf("--output %q is not supported; use one of %s", v, strings.Join(allowed, ", "))
+}

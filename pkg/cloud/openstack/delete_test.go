@@ -1,0 +1,150 @@
+package openstack_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+)
+
+func TestDeleteIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+		setup func(sim *openstacktest.Sim)
+	}{
+		{"never created", nil, nil},
+		{"plain", nil, nil},
+		{"slow nova delete", map[string]any{"floatingIpPool": "public"}, func(sim *openstacktest.Sim) { sim.SetDeleteTime(100 * time.Millisecond) }},
+		{"boot volume survives", map[string]any{"rootDiskSizeGB": 12}, func(sim *openstacktest.Sim) { sim.LeakBootVolumes(true) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := newSim(t, openstacktest.Options{})
+			p := newProvider(t, openstack.Options{})
+			m := newMachine(t, spec(sim, tc.extra))
+			st := newStore(m)
+			if tc.name != "never created" {
+				if _, err := p.Create(ctx, m, st.update, ""); err != nil {
+					t.Fatal(err)
+				}
+				waitRunning(t, p, st.machine())
+			}
+			if tc.setup != nil {
+				tc.setup(sim)
+			}
+			sim.ResetCalls()
+			deleteAll(t, p, st)
+			assertEmpty(t, sim)
+			if tc.name == "never created" && sim.Calls().Total != 0 {
+				t.Fatalf("deleting a machine that never had a server made %d calls", sim.Calls().Total)
+			}
+			for range 2 {
+				done, err := p.Delete(ctx, st.machine(), st.update)
+				if !done || err != nil {
+					t.Fatalf("repeated delete: %v %v", done, err)
+				}
+			}
+			if v := st.machine().Annotations[openstack.StateAnnotation]; v != "" {
+				t.Fatalf("state annotation left behind: %s", v)
+			}
+		})
+	}
+}
+
+func TestDeleteWaitsForSlowServer(t *testing.T) {
+	sim := newSim(t, openstacktest.Options{DeleteTime: 200 * time.Millisecond})
+	p := newProvider(t, openstack.Options{})
+	ctx := context.Background()
+	m := newMachine(t, spec(sim, map[string]any{"subnet": "private-subnet"}))
+	st := newStore(m)
+	if _, err := p.Create(ctx, m, st.update, ""); err != nil {
+		t.Fatal(err)
+	}
+	done, err := p.Delete(ctx, st.machine(), st.update)
+	if done || err != nil {
+		t.Fatalf("first delete: done=%v err=%v; the server is still being deleted", done, err)
+	}
+	if len(sim.Ports()) != 1 {
+		t.Fatalf("the port must stay until its server is gone")
+	}
+	if inst, err := p.Get(ctx, st.machine()); err != nil || inst.State != cloud.StateDeleting {
+		t.Fatalf("Get during delete: %+v %v", inst, err)
+	}
+	deleteAll(t, p, st)
+	assertEmpty(t, sim)
+}
+
+func TestListFindsClusterServers(t *testing.T) {
+	sim := newSim(t, openstacktest.Options{})
+	ctx := context.Background()
+	p := newProvider(t, openstack.Options{})
+	other, err := openstack.New("other-cluster", openstack.Options{LookupEnv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours []string
+	for range 3 {
+		m := newMachine(t, spec(sim, nil))
+		inst, err := p.Create(ctx, m, newStore(m).update, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours = append(ours, inst.ID)
+	}
+	m := newMachine(t, spec(sim, nil))
+	if _, err := other.Create(ctx, m, newStore(m).update, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, mv := range []string{"", "2.1"} { // tag filter, and metadata scan before tags existed
+		tmpl := newMachine(t, spec(sim, map[string]any{"computeAPIVersion": mv}))
+		list, err := p.List(ctx, tmpl, testCluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 3 {
+			t.Fatalf("microversion %q: listed %d servers, want our 3", mv, len(list))
+		}
+		for _, inst := range list {
+			if inst.MachineUID == "" || inst.ProviderID == "" || !slices.Contains(ours, inst.ID) {
+				t.Fatalf("listed a server that is not ours, or without machine UID or provider ID: %+v", inst)
+			}
+		}
+	}
+}
+
+// TestDeleteOrphanFromProviderID: the orphan sweep deletes a server it found with List, through
+// a Machine it makes up (name, UID, providerID and the template's spec, no annotation). The port,
+// floating IP and boot volume made for the server must go too.
+func TestDeleteOrphanFromProviderID(t *testing.T) {
+	sim := newSim(t, openstacktest.Options{})
+	ctx := context.Background()
+	cps := spec(sim, map[string]any{"floatingIpPool": "public", "rootDiskSizeGB": 10})
+	m := newMachine(t, cps)
+	if _, err := newProvider(t, openstack.Options{}).Create(ctx, m, newStore(m).update, ""); err != nil {
+		t.Fatal(err)
+	}
+	sweeper := newProvider(t, openstack.Options{}) // another process: no memory of the create
+	list, err := sweeper.List(ctx, newMachine(t, cps), "")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %v %v", list, err)
+	}
+	orphan := newMachine(t, cps)
+	orphan.Name, orphan.UID, orphan.Spec.ProviderID = list[0].Name, types.UID(list[0].MachineUID), &list[0].ProviderID
+	noop := func(context.Context, func(*v1alpha1.Machine)) error { return nil }
+	poll(t, "orphan deleted", func() bool {
+		done, err := sweeper.Delete(ctx, orphan, noop)
+		if err != nil {
+			t.Logf("delete: %v", err)
+		}
+		return done
+	})
+	assertEmpty(t, sim)
+}

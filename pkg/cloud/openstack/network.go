@@ -1,0 +1,119 @@
+package openstack
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// ensureNetworking makes the port and the floating IP the spec asks for, before the server, so
+// that the server boots with its addresses. A port or floating IP recorded by an earlier call is
+// reused, and one that may have been made without being recorded is found by its description.
+func (p *Provider) ensureNetworking(ctx context.Context, mc *machine, t *target, r *record, update cloud.MachineUpdater) error {
+	if !mc.spec.ownPort() {
+		return nil
+	}
+	if err := p.adoptNetworking(ctx, mc, r); err != nil {
+		return err
+	}
+	needPort := r.PortID == ""
+	needFIP := t.floatingNetwork != nil && len(r.FloatingIPs) == 0
+	if !needPort && !needFIP {
+		return nil
+	}
+	r.PortPending, r.FloatingIPPending = needPort, needFIP
+	if err := p.records.save(ctx, mc.m, update, r); err != nil {
+		return err
+	}
+	var allocErr error
+	if needPort {
+		allocErr = p.createPort(ctx, mc, t, r)
+	}
+	if allocErr == nil && needFIP {
+		allocErr = p.createFloatingIP(ctx, mc, t, r)
+	}
+	// Record what was made even when a step failed, so nothing is forgotten.
+	if err := p.records.save(ctx, mc.m, update, r); err != nil {
+		return err
+	}
+	return allocErr
+}
+
+// adoptNetworking resolves pending allocations of an interrupted call by searching for them.
+func (p *Provider) adoptNetworking(ctx context.Context, mc *machine, r *record) error {
+	if r.PortPending && r.PortID == "" {
+		found, err := portsOf(ctx, mc)
+		if err != nil {
+			return err
+		}
+		if len(found) > 0 {
+			r.PortID = found[0].ID
+		}
+		r.PortPending = false
+	}
+	if r.FloatingIPPending && len(r.FloatingIPs) == 0 {
+		found, err := floatingIPsOf(ctx, mc)
+		if err != nil {
+			return err
+		}
+		for _, f := range found {
+			r.FloatingIPs = append(r.FloatingIPs, f.ID)
+		}
+		r.FloatingIPPending = false
+	}
+	return nil
+}
+
+func (p *Provider) createPort(ctx context.Context, mc *machine, t *target, r *record) error {
+	opts := ports.CreateOpts{NetworkID: t.network.ID, Name: mc.m.Name, Description: marker(mc.m)}
+	if t.subnet != nil {
+		opts.FixedIPs = []ports.IP{{SubnetID: t.subnet.ID}}
+	}
+	if len(t.groups) > 0 {
+		ids := make([]string, 0, len(t.groups))
+		for _, g := range t.groups {
+			ids = append(ids, g.ID)
+		}
+		opts.SecurityGroups = &ids
+	}
+	port, err := ports.Create(ctx, mc.s.network, opts).Extract()
+	if err != nil {
+		r.PortPending = !rejected(err)
+		return classify(err, fmt.Sprintf("creating the port of machine %s on network %s", mc.m.Name, t.network.Name))
+	}
+	r.PortID, r.PortPending = port.ID, false
+	return nil
+}
+
+func (p *Provider) createFloatingIP(ctx context.Context, mc *machine, t *target, r *record) error {
+	fip, err := floatingips.Create(ctx, mc.s.network, floatingips.CreateOpts{
+		FloatingNetworkID: t.floatingNetwork.ID, PortID: r.PortID, Description: marker(mc.m)}).Extract()
+	if err != nil {
+		r.FloatingIPPending = !rejected(err)
+		return classify(err, fmt.Sprintf("allocating a floating IP from %s for machine %s", t.floatingNetwork.Name, mc.m.Name))
+	}
+	r.FloatingIPs, r.FloatingIPPending = append(r.FloatingIPs, fip.ID), false
+	return nil
+}
+
+// portsOf finds the ports made for the Machine, by name and description.
+func portsOf(ctx context.Context, mc *machine) ([]ports.Port, error) {
+	found, err := extract(ctx, ports.List(mc.s.network, ports.ListOpts{Name: mc.m.Name, Description: marker(mc.m)}), ports.ExtractPorts)
+	if err != nil {
+		return nil, classify(err, "looking for the port of machine "+mc.m.Name)
+	}
+	return found, nil
+}
+
+// floatingIPsOf finds the floating IPs allocated for the Machine, by description.
+func floatingIPsOf(ctx context.Context, mc *machine) ([]floatingips.FloatingIP, error) {
+	found, err := extract(ctx, floatingips.List(mc.s.network, floatingips.ListOpts{Description: marker(mc.m)}), floatingips.ExtractFloatingIPs)
+	if err != nil {
+		return nil, classify(err, "looking for the floating IPs of machine "+mc.m.Name)
+	}
+	return found, nil
+}

@@ -1,0 +1,149 @@
+package openstacktest
+
+import (
+	"maps"
+	"slices"
+)
+
+// snapshot copies every value of m, in creation order.
+func snapshot[T any](s *Sim, m map[string]*T, seq func(*T) uint64, copyFn func(*T) T) []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []T
+	for _, v := range sortedBySeq(m, seq) {
+		out = append(out, copyFn(v))
+	}
+	return out
+}
+
+func plain[T any](v *T) T { return *v }
+
+// Servers returns every server, including those being deleted.
+func (s *Sim) Servers() []Server {
+	return snapshot(s, s.st.servers, func(v *Server) uint64 { return v.seq }, func(v *Server) Server { return s.copyServer(v) })
+}
+
+// Ports returns every port.
+func (s *Sim) Ports() []Port {
+	return snapshot(s, s.st.ports, func(v *Port) uint64 { return v.seq }, func(p *Port) Port {
+		c := *p
+		c.FixedIPs, c.SecurityGroupIDs, c.Tags = slices.Clone(p.FixedIPs), slices.Clone(p.SecurityGroupIDs), slices.Clone(p.Tags)
+		return c
+	})
+}
+
+// FloatingIPs returns every floating IP.
+func (s *Sim) FloatingIPs() []FloatingIP {
+	return snapshot(s, s.st.fips, func(v *FloatingIP) uint64 { return v.seq }, func(f *FloatingIP) FloatingIP {
+		c := *f
+		c.Tags = slices.Clone(f.Tags)
+		return c
+	})
+}
+
+// Volumes returns every volume.
+func (s *Sim) Volumes() []Volume {
+	return snapshot(s, s.st.volumes, func(v *Volume) uint64 { return v.seq }, plain[Volume])
+}
+
+// Networks returns every network.
+func (s *Sim) Networks() []Network {
+	return snapshot(s, s.st.networks, func(v *Network) uint64 { return v.seq }, func(n *Network) Network {
+		c := *n
+		c.SubnetIDs = slices.Clone(n.SubnetIDs)
+		return c
+	})
+}
+
+// Subnets returns every subnet.
+func (s *Sim) Subnets() []Subnet {
+	return snapshot(s, s.st.subnets, func(v *Subnet) uint64 { return v.seq }, plain[Subnet])
+}
+
+// Images returns every image.
+func (s *Sim) Images() []Image {
+	return snapshot(s, s.st.images, func(v *Image) uint64 { return v.seq }, plain[Image])
+}
+
+// Flavors returns every flavor.
+func (s *Sim) Flavors() []Flavor {
+	return snapshot(s, s.st.flavors, func(v *Flavor) uint64 { return v.seq }, plain[Flavor])
+}
+
+// SecurityGroups returns every security group.
+func (s *Sim) SecurityGroups() []SecurityGroup {
+	return snapshot(s, s.st.secgroups, func(v *SecurityGroup) uint64 { return v.seq }, plain[SecurityGroup])
+}
+
+// ServerGroups returns every server group.
+func (s *Sim) ServerGroups() []ServerGroup {
+	return snapshot(s, s.st.servergroups, func(v *ServerGroup) uint64 { return v.seq }, func(g *ServerGroup) ServerGroup {
+		c := *g
+		c.Members = slices.Clone(g.Members)
+		return c
+	})
+}
+
+// Server returns one server by ID.
+func (s *Sim) Server(id string) (Server, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	srv, ok := s.st.servers[id]
+	if !ok {
+		return Server{}, false
+	}
+	return s.copyServer(srv), true
+}
+
+// SetServerMetadata replaces a server's metadata behind the API, e.g. to stage an orphan.
+func (s *Sim) SetServerMetadata(id string, md map[string]string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	srv, ok := s.st.servers[id]
+	if ok {
+		srv.Metadata = maps.Clone(md)
+	}
+	return ok
+}
+
+// AddImage adds a Glance image and returns its ID.
+func (s *Sim) AddImage(name string, minDiskGB int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addImage(name, minDiskGB)
+}
+
+// AddFlavor adds a flavor and returns its ID (a UUID when id is empty).
+func (s *Sim) AddFlavor(id, name string, vcpus, ramMiB, diskGB int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addFlavor(id, name, vcpus, ramMiB, diskGB)
+}
+
+// AddNetwork adds a network with one subnet named "<name>-subnet" and returns both IDs.
+func (s *Sim) AddNetwork(name, cidr string, external bool) (networkID, subnetID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addNetwork(name, cidr, external)
+}
+
+// AddSubnet adds a subnet to a network and returns its ID.
+func (s *Sim) AddSubnet(networkID, name, cidr string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addSubnet(networkID, name, cidr)
+}
+
+// AddSecurityGroup adds a security group and returns its ID.
+func (s *Sim) AddSecurityGroup(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addSecurityGroup(name)
+}
+
+// AddServerGroup adds a server group with a policy such as anti-affinity and returns its ID.
+func (s *Sim) AddServerGroup(name, policy string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.addServerGroup(name, policy)
+}

@@ -1,0 +1,167 @@
+package openstacktest
+
+import (
+	"fmt"
+	"net/http"
+)
+
+const novaBase = "/compute/v2.1"
+
+func (s *Sim) computeRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /compute/{$}", s.computeVersions)
+	mux.HandleFunc("GET "+novaBase+"/{$}", s.computeVersion)
+	mux.HandleFunc("GET "+novaBase, s.computeVersion)
+	mux.HandleFunc("POST "+novaBase+"/servers", s.createServer)
+	mux.HandleFunc("GET "+novaBase+"/servers", s.listServers(false))
+	mux.HandleFunc("GET "+novaBase+"/servers/detail", s.listServers(true))
+	mux.HandleFunc("GET "+novaBase+"/servers/{id}", s.getServer)
+	mux.HandleFunc("DELETE "+novaBase+"/servers/{id}", s.deleteServer)
+	mux.HandleFunc("GET "+novaBase+"/servers/{id}/metadata", s.getMetadata)
+	mux.HandleFunc("PUT "+novaBase+"/servers/{id}/metadata", s.setMetadata(true))
+	mux.HandleFunc("POST "+novaBase+"/servers/{id}/metadata", s.setMetadata(false))
+	mux.HandleFunc("GET "+novaBase+"/flavors", s.listFlavors(false))
+	mux.HandleFunc("GET "+novaBase+"/flavors/detail", s.listFlavors(true))
+	mux.HandleFunc("GET "+novaBase+"/flavors/{id}", s.getFlavor)
+	mux.HandleFunc("GET "+novaBase+"/os-server-groups", s.listServerGroups)
+	mux.HandleFunc("GET "+novaBase+"/os-server-groups/{id}", s.getServerGroup)
+	mux.HandleFunc("GET "+novaBase+"/os-availability-zone", s.listAvailabilityZones)
+	mux.HandleFunc("/compute/", notFound(serviceCompute))
+}
+
+func (s *Sim) computeV21Doc() map[string]any {
+	return map[string]any{
+		"id": "v2.1", "status": "CURRENT", "version": s.opts.MaxMicroversion, "min_version": "2.1",
+		"updated": "2013-07-23T11:33:21Z",
+		"links":   []any{map[string]any{"rel": "self", "href": s.st.baseURL + novaBase + "/"}},
+	}
+}
+
+func (s *Sim) computeVersions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"versions": []any{s.computeV21Doc()}})
+}
+
+func (s *Sim) computeVersion(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": s.computeV21Doc()})
+}
+
+func (s *Sim) link(path string) []any {
+	return []any{
+		map[string]any{"rel": "self", "href": s.st.baseURL + novaBase + path},
+		map[string]any{"rel": "bookmark", "href": s.st.baseURL + "/compute" + path},
+	}
+}
+
+func (s *Sim) renderFlavor(f *Flavor, detail bool) map[string]any {
+	m := map[string]any{"id": f.ID, "name": f.Name, "links": s.link("/flavors/" + f.ID)}
+	if detail {
+		m["vcpus"], m["ram"], m["disk"] = f.VCPUs, f.RAM, f.Disk
+		m["swap"], m["OS-FLV-EXT-DATA:ephemeral"], m["rxtx_factor"] = "", 0, 1.0
+		m["os-flavor-access:is_public"], m["OS-FLV-DISABLED:disabled"] = true, false
+	}
+	return m
+}
+
+func (s *Sim) listFlavors(detail bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := []any{}
+		for _, f := range sortedBySeq(s.st.flavors, func(f *Flavor) uint64 { return f.seq }) {
+			out = append(out, s.renderFlavor(f, detail))
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"flavors": out})
+	}
+}
+
+func (s *Sim) getFlavor(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.st.flavors[r.PathValue("id")]
+	if !ok {
+		writeError(w, serviceCompute, errf(404, "Flavor %s could not be found.", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"flavor": s.renderFlavor(f, true)})
+}
+
+func renderServerGroup(g *ServerGroup, mv microversion) map[string]any {
+	m := map[string]any{"id": g.ID, "name": g.Name, "members": append([]string{}, g.Members...),
+		"metadata": map[string]any{}, "project_id": ProjectID, "user_id": UserID}
+	if mv >= 64 {
+		m["policy"], m["rules"] = g.Policy, map[string]any{}
+	} else {
+		m["policies"] = []string{g.Policy}
+	}
+	return m
+}
+
+func (s *Sim) listServerGroups(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []any{}
+	for _, g := range sortedBySeq(s.st.servergroups, func(g *ServerGroup) uint64 { return g.seq }) {
+		out = append(out, renderServerGroup(g, microversionOf(r)))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"server_groups": out})
+}
+
+func (s *Sim) getServerGroup(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.st.servergroups[r.PathValue("id")]
+	if !ok {
+		writeError(w, serviceCompute, errf(404, "Instance group %s could not be found.", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"server_group": renderServerGroup(g, microversionOf(r))})
+}
+
+func (s *Sim) listAvailabilityZones(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": []any{map[string]any{
+		"zoneName": AvailabilityZone, "zoneState": map[string]any{"available": true}, "hosts": nil}}})
+}
+
+// serverByID finds a live server; callers hold s.mu.
+func (s *Sim) serverByID(id string) (*Server, *apiError) {
+	srv, ok := s.st.servers[id]
+	if !ok {
+		return nil, errf(404, "Instance %s could not be found.", id)
+	}
+	return srv, nil
+}
+
+func quotaExceeded(resource string, requested, used, limit int) *apiError {
+	return errf(403, "Quota exceeded for %s: Requested %d, but already used %d of %d %s", resource, requested, used, limit, resource)
+}
+
+func (s *Sim) checkComputeQuota(f *Flavor) *apiError {
+	q := s.st.quota
+	cores, ram := 0, 0
+	for _, srv := range s.st.servers {
+		if fl := s.st.flavors[srv.FlavorID]; fl != nil {
+			cores += fl.VCPUs
+			ram += fl.RAM
+		}
+	}
+	switch n := len(s.st.servers); {
+	case q.Instances > 0 && n+1 > q.Instances:
+		return quotaExceeded("instances", 1, n, q.Instances)
+	case q.Cores > 0 && cores+f.VCPUs > q.Cores:
+		return quotaExceeded("cores", f.VCPUs, cores, q.Cores)
+	case q.RAMMiB > 0 && ram+f.RAM > q.RAMMiB:
+		return quotaExceeded("ram", f.RAM, ram, q.RAMMiB)
+	}
+	return nil
+}
+
+func validTag(t string) error {
+	if t == "" || len(t) > 60 {
+		return fmt.Errorf("tag %q must be 1 to 60 characters", t)
+	}
+	for _, c := range t {
+		if c == '/' || c == ',' {
+			return fmt.Errorf("tag %q must not contain '/' or ','", t)
+		}
+	}
+	return nil
+}

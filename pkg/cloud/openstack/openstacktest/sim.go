@@ -1,0 +1,169 @@
+package openstacktest
+
+import (
+	"context"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// Options configure a Sim. The zero value is usable.
+type Options struct {
+	// Region is the region of every catalog endpoint; default "RegionOne".
+	Region string
+	// TokenTTL is how long a Keystone token stays valid; default one hour.
+	TokenTTL time.Duration
+	// BuildTime is how long a new server stays in BUILD. Even when it is zero the server is
+	// returned in BUILD and turns ACTIVE asynchronously, as Nova does.
+	BuildTime time.Duration
+	// DeleteTime is how long a deleted server is still listed with task_state "deleting".
+	DeleteTime time.Duration
+	// Latency is added to every API call.
+	Latency time.Duration
+	// MaxMicroversion is the highest Nova microversion served; default "2.96".
+	MaxMicroversion string
+	// Seed seeds the randomness of fault injection; default 1, so runs repeat.
+	Seed uint64
+	// Hooks run when servers become ACTIVE or disappear.
+	Hooks Hooks
+	// Logf, when set, receives one line per API call.
+	Logf func(format string, args ...any)
+}
+
+// Hooks are called outside the simulator's lock, so they may call back into the Sim.
+type Hooks struct {
+	// OnActive runs when a server's build finishes, before it turns ACTIVE. Returning an error
+	// puts the server in ERROR with the error's text as its fault, as a failed spawn does in Nova.
+	// Its context is cancelled when the Sim is closed.
+	OnActive func(ctx context.Context, s Server) error
+	// OnDelete runs after a server has disappeared.
+	OnDelete func(s Server)
+}
+
+// Sim is a running simulated OpenStack. All methods are safe for concurrent use.
+type Sim struct {
+	opts     Options
+	server   *httptest.Server
+	handler  http.Handler
+	ctx      context.Context
+	cancel   context.CancelFunc
+	tasks    sync.WaitGroup
+	mu       sync.Mutex
+	st       *state
+	faults   *faultTable
+	rng      *rand.Rand
+	counters counters
+	closed   bool
+}
+
+// New starts a Sim on a random loopback port. Close it when done.
+func New(opts Options) *Sim {
+	s := newSim(opts)
+	s.server = httptest.NewServer(s.handler)
+	s.st.baseURL = s.server.URL
+	return s
+}
+
+// Serve starts a Sim on an existing listener, for the standalone command.
+func Serve(l net.Listener, opts Options) *Sim {
+	s := newSim(opts)
+	s.server = httptest.NewUnstartedServer(s.handler)
+	s.server.Listener.Close()
+	s.server.Listener = l
+	s.server.Start()
+	s.st.baseURL = s.server.URL
+	return s
+}
+
+func newSim(opts Options) *Sim {
+	if opts.Region == "" {
+		opts.Region = "RegionOne"
+	}
+	if opts.TokenTTL == 0 {
+		opts.TokenTTL = time.Hour
+	}
+	if opts.MaxMicroversion == "" {
+		opts.MaxMicroversion = "2.96"
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sim{
+		opts:   opts,
+		ctx:    ctx,
+		cancel: cancel,
+		st:     newState(),
+		faults: &faultTable{},
+		rng:    rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x5eed)),
+	}
+	s.st.seed()
+	s.handler = s.routes()
+	return s
+}
+
+// URL is the simulator's base URL, e.g. http://127.0.0.1:41234.
+func (s *Sim) URL() string { return s.server.URL }
+
+// AuthURL is the Keystone v3 endpoint to authenticate against.
+func (s *Sim) AuthURL() string { return s.server.URL + "/identity/v3" }
+
+// Region is the region of the catalog endpoints.
+func (s *Sim) Region() string { return s.opts.Region }
+
+// Close stops the server, cancels running hooks and waits for background work to end.
+func (s *Sim) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.server.Close()
+	s.tasks.Wait()
+}
+
+// SetLatency changes the latency added to every call.
+func (s *Sim) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Latency = d
+}
+
+// SetBuildTime changes how long new servers stay in BUILD.
+func (s *Sim) SetBuildTime(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.BuildTime = d
+}
+
+// SetDeleteTime changes how long deleted servers linger with task_state "deleting".
+func (s *Sim) SetDeleteTime(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.DeleteTime = d
+}
+
+// after runs f once d has passed, in the background, unless the Sim is closed first.
+func (s *Sim) after(d time.Duration, f func()) {
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.tasks.Add(1)
+	}
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	go func() {
+		defer s.tasks.Done()
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			f()
+		case <-s.ctx.Done():
+		}
+	}()
+}

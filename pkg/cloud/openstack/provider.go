@@ -1,0 +1,186 @@
+package openstack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// Options tune a Provider. The zero value is a sensible production setting.
+type Options struct {
+	// Resolver reads secretKeyRef and configMapKeyRef values; nil rejects references.
+	Resolver Resolver
+	// LookupEnv reads the OS_* fallbacks; default os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Transport is the HTTP transport under the rate limiter; default http.DefaultTransport.
+	Transport http.RoundTripper
+	// QPS and Burst limit the requests to the cloud, across all machines; default 50 and 100.
+	QPS   float64
+	Burst int
+	// MaxRetries bounds the retries of one request answered 429 or 503; default 5.
+	MaxRetries int
+	// RetryBackoff is the first wait before retrying without Retry-After (default 500ms), and
+	// MaxRetryWait caps every wait (default 30s).
+	RetryBackoff time.Duration
+	MaxRetryWait time.Duration
+	// LookupTTL is how long lookups (flavor, image, network, ...) are cached; default 1m.
+	LookupTTL time.Duration
+	// TokenRenewMargin renews a Keystone token this long before it expires; default 5m.
+	TokenRenewMargin time.Duration
+	// MaxCreateAttempts is how many servers a Machine may get when they go to ERROR before
+	// the Machine fails; default 3.
+	MaxCreateAttempts int
+	// ErrorBackoff is the wait before replacing the first ERROR server; it doubles per attempt.
+	// Default 10s.
+	ErrorBackoff time.Duration
+	// InstanceTTL is how long Get answers a running server from memory, and BuildingTTL a
+	// building one (see instanceCache). Defaults: running servers are not cached (negative),
+	// building ones for 2s; negative disables either.
+	InstanceTTL time.Duration
+	BuildingTTL time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Provider implements cloud.Provider for OpenStack.
+type Provider struct {
+	cluster  string
+	opts     Options
+	sessions *sessions
+	cache    *ttlCache
+	records  *records
+	running  *instanceCache
+}
+
+var _ cloud.Provider = (*Provider)(nil)
+
+var clusterNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,38}[a-z0-9])?$`)
+
+// New returns a Provider that tags the servers it creates with clusterName.
+func New(clusterName string, opts Options) (*Provider, error) {
+	if !clusterNameRe.MatchString(clusterName) {
+		return nil, fmt.Errorf("cluster name %q must be 1 to 40 lowercase letters, digits, '-' or '.'", clusterName)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&opts.RetryBackoff, 500*time.Millisecond)
+	def(&opts.MaxRetryWait, 30*time.Second)
+	def(&opts.LookupTTL, time.Minute)
+	def(&opts.TokenRenewMargin, 5*time.Minute)
+	def(&opts.ErrorBackoff, 10*time.Second)
+	def(&opts.InstanceTTL, -1)
+	def(&opts.BuildingTTL, 2*time.Second)
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	if opts.QPS == 0 {
+		opts.QPS, opts.Burst = 50, 100
+	}
+	if opts.Burst == 0 {
+		opts.Burst = int(opts.QPS) + 1
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 5
+	}
+	if opts.MaxCreateAttempts == 0 {
+		opts.MaxCreateAttempts = 3
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	tr := &transport{base: opts.Transport, limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
+		maxRetries: opts.MaxRetries, backoff: opts.RetryBackoff, maxWait: opts.MaxRetryWait}
+	return &Provider{
+		cluster: clusterName,
+		opts:    opts,
+		sessions: &sessions{httpClient: http.Client{Transport: tr, Timeout: 2 * time.Minute},
+			margin: opts.TokenRenewMargin, byKey: map[string]*session{}},
+		cache:   newTTLCache(opts.LookupTTL, opts.Now),
+		records: newRecords(),
+		running: &instanceCache{runningTTL: opts.InstanceTTL, buildingTTL: opts.BuildingTTL, now: opts.Now,
+			byUID: map[types.UID]cachedInstance{}},
+	}, nil
+}
+
+// machine is one call's view of a Machine: its decoded spec and the session to its cloud.
+type machine struct {
+	m       *v1alpha1.Machine
+	spec    *Spec
+	s       *session
+	compute *gophercloud.ServiceClient
+	mv      int
+}
+
+var specPath = field.NewPath("spec", "providerSpec", "value", "cloudProviderSpec")
+
+// decode reads and checks the Machine's providerSpec without the cloud.
+func (p *Provider) decode(ctx context.Context, m *v1alpha1.Machine) (*Spec, credentials, error) {
+	pc, err := v1alpha1.DecodeProviderConfig(m.Spec.ProviderSpec)
+	if err != nil {
+		return nil, credentials{}, invalid("%v", err)
+	}
+	if pc.CloudProvider != "openstack" {
+		return nil, credentials{}, invalid("cloudProvider is %q; this provider serves openstack", pc.CloudProvider)
+	}
+	spec, err := DecodeSpec(ctx, pc.CloudProviderSpec, p.opts.Resolver, specPath)
+	if err != nil {
+		if _, isField := err.(interface{ Errors() []error }); isField {
+			return nil, credentials{}, invalid("%v", err)
+		}
+		return nil, credentials{}, err
+	}
+	errs := spec.validate(specPath)
+	creds, cerrs := credentialsOf(spec, p.opts.LookupEnv, specPath)
+	if errs = append(errs, cerrs...); len(errs) > 0 {
+		return nil, credentials{}, invalid("%v", errs.ToAggregate())
+	}
+	return spec, creds, nil
+}
+
+// prepare decodes the Machine's spec and opens (or reuses) the session to its cloud.
+func (p *Provider) prepare(ctx context.Context, m *v1alpha1.Machine) (*machine, error) {
+	spec, creds, err := p.decode(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.sessions.get(ctx, creds)
+	if err != nil {
+		return nil, err
+	}
+	mv := spec.microversion()
+	return &machine{m: m, spec: spec, s: s, compute: s.computeAt(mv), mv: minor(mv)}, nil
+}
+
+// Validate checks the spec, the credentials and every object the spec names.
+func (p *Provider) Validate(ctx context.Context, m *v1alpha1.Machine) error {
+	mc, err := p.prepare(ctx, m)
+	if err != nil {
+		return err
+	}
+	_, err = p.resolve(ctx, mc.s, mc.spec)
+	return err
+}
+
+// clusterTag is the Nova tag that marks a cluster's servers.
+func clusterTag(cluster string) string { return ClusterKey + "=" + cluster }
+
+// marker describes the ports and floating IPs made for a Machine, so a resumed create finds
+// them even when their IDs were never recorded.
+func marker(m *v1alpha1.Machine) string { return "slipway machine-uid=" + string(m.UID) }

@@ -1,0 +1,113 @@
+// Package cloud defines what the machine-controller needs from an infrastructure provider: create,
+// find and delete the one server behind each Machine, and list the servers a cluster owns so that
+// orphans can be swept. Implementations live in sub-packages (openstack) and fakes in cloudtest.
+// The controllers depend only on this package, never on a provider's SDK.
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+)
+
+// InstanceState is a provider-neutral server state.
+type InstanceState string
+
+// Instance states.
+const (
+	// StateCreating: the server exists but is still building.
+	StateCreating InstanceState = "Creating"
+	// StateRunning: the server is up; its Node may still be joining.
+	StateRunning InstanceState = "Running"
+	// StateDeleting: deletion has been requested and is in progress.
+	StateDeleting InstanceState = "Deleting"
+	// StateError: the cloud reports the server as failed; Instance.Fault says why.
+	StateError InstanceState = "Error"
+	// StateUnknown: any other state the cloud reports.
+	StateUnknown InstanceState = "Unknown"
+)
+
+// Instance is one server as the provider sees it.
+type Instance struct {
+	// ID is the cloud's server ID.
+	ID string
+	// Name is the server name (the Machine name).
+	Name string
+	// ProviderID is the ID in the form a Node's spec.providerID carries, e.g. openstack:///<id>.
+	ProviderID string
+	// MachineUID is the UID of the Machine recorded on the server (metadata machine-uid).
+	MachineUID string
+	// State is the provider-neutral state.
+	State InstanceState
+	// Fault is the cloud's error message when State is StateError.
+	Fault string
+	// Addresses are the server's addresses, private ones as InternalIP and floating or public
+	// ones as ExternalIP.
+	Addresses []corev1.NodeAddress
+	// CPUs and MemoryMiB describe the hardware (flavor), when known.
+	CPUs      int
+	MemoryMiB int
+}
+
+// ErrInstanceNotFound is returned by Get when no server belongs to the Machine.
+var ErrInstanceNotFound = errors.New("instance not found")
+
+// TerminalError is a failure that retrying cannot fix until the Machine's spec changes, such as
+// bad credentials, an unknown flavor or an exhausted quota. The controller records Reason and
+// Message in the Machine's status and stops retrying.
+type TerminalError struct {
+	Reason  v1alpha1.MachineStatusError
+	Message string
+}
+
+func (e *TerminalError) Error() string { return fmt.Sprintf("%s: %s", e.Reason, e.Message) }
+
+// Terminal returns a TerminalError with a formatted message.
+func Terminal(reason v1alpha1.MachineStatusError, format string, args ...any) error {
+	return &TerminalError{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsTerminal reports whether err is or wraps a TerminalError.
+func AsTerminal(err error) (*TerminalError, bool) {
+	var t *TerminalError
+	ok := errors.As(err, &t)
+	return t, ok
+}
+
+// MachineUpdater persists a change to the Machine (annotations or providerStatus) right away,
+// so that resources a provider allocated are remembered across controller restarts. mutate is
+// applied to the latest version of the Machine, and may be re-applied on conflict.
+type MachineUpdater func(ctx context.Context, mutate func(m *v1alpha1.Machine)) error
+
+// Provider manages the servers behind Machines in one cloud. All methods must be safe for
+// concurrent use, and every call must be idempotent: the controller calls again after any error,
+// restart or timeout.
+type Provider interface {
+	// Validate checks the Machine's providerSpec: static checks first, then that the referenced
+	// cloud objects (flavor, image, network, ...) exist. Results may be cached. It is never called
+	// from admission; the controller reports its result as a condition.
+	Validate(ctx context.Context, m *v1alpha1.Machine) error
+
+	// Get returns the Machine's server, found by the Machine's UID, or ErrInstanceNotFound.
+	Get(ctx context.Context, m *v1alpha1.Machine) (*Instance, error)
+
+	// Create makes sure a server exists for the Machine and returns it. If one already exists for
+	// the Machine's UID it is returned unchanged, so a restart never creates a duplicate. Every
+	// resource allocated on the way (ports, floating IPs, volumes) is recorded through update
+	// before Create returns, so a later Create resumes and a later Delete releases it. A server in
+	// StateError is replaced with backoff up to a provider-specific limit, after which Create
+	// returns a TerminalError carrying the cloud's fault message.
+	Create(ctx context.Context, m *v1alpha1.Machine, update MachineUpdater, userdata string) (*Instance, error)
+
+	// Delete releases the server and everything allocated for it. It returns done=true only when
+	// the cloud confirms all of it is gone; "not found" counts as gone.
+	Delete(ctx context.Context, m *v1alpha1.Machine, update MachineUpdater) (done bool, err error)
+
+	// List returns every server tagged as belonging to clusterName in the account that the
+	// template Machine's providerSpec points at, for the orphan sweep.
+	List(ctx context.Context, template *v1alpha1.Machine, clusterName string) ([]Instance, error)
+}

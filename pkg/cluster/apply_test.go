@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/ssh"
+	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
+	"github.com/slipway-dev/slipway/pkg/steps"
+)
+
+// probeOutput is what the probe script prints on a bare Debian host.
+func probeOutput(hostname, osID string, sudo bool) string {
+	return strings.Join([]string{
+		"os_id=" + osID, "os_version_id=12", "arch=x86_64", "kernel=6.1.0", "hostname=" + hostname,
+		"swap_active=false", "cgroup_version=2", "sudo_ok=" + map[bool]string{true: "true", false: "false"}[sudo], "privileged=true",
+		"containerd_version=", "containerd_active=false", "kubelet_active=false", "admin_conf=false",
+		"kubelet_conf=false", "etcd_data=false", "resolv_loopback=false",
+	}, "\n") + "\n"
+}
+
+func testCluster(t *testing.T, hosts ...string) *v1beta1.Cluster {
+	t.Helper()
+	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.34.1"}}
+	for i, h := range hosts {
+		host := v1beta1.Host{PublicAddress: h, SSHPrivateKeyFile: "/k"}
+		if i == 0 {
+			c.ControlPlane.Hosts = append(c.ControlPlane.Hosts, host)
+		} else {
+			c.StaticWorkers.Hosts = append(c.StaticWorkers.Hosts, host)
+		}
+	}
+	v1beta1.SetDefaults(c, "test")
+	if errs, _ := v1beta1.Validate(c); len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	return c
+}
+
+// fakeEnv builds an Env whose hosts are fakes answering the probe with the given outputs.
+func fakeEnv(c *v1beta1.Cluster, probes map[string]string) (*steps.Env, map[string]*sshtest.Host) {
+	env := &steps.Env{Cluster: c, Nodes: inventory.Nodes(c), Hosts: map[string]ssh.Host{}}
+	fakes := map[string]*sshtest.Host{}
+	for _, n := range env.Nodes {
+		f := sshtest.NewHost(n.Name).On(`^script probe$`, sshtest.Response{Stdout: probes[n.Name]})
+		fakes[n.Name] = f
+		env.Hosts[n.Name] = f
+	}
+	return env, fakes
+}
+
+func TestDryRunPlansAFreshCluster(t *testing.T) {
+	c := testCluster(t, "10.0.0.1", "10.0.0.2")
+	env, fakes := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("CP-1", "debian", true), "10.0.0.2": probeOutput("w-1", "ubuntu", true)})
+	var out bytes.Buffer
+	if err := Apply(context.Background(), env, ApplyOptions{DryRun: true, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"prerequisites  cp-1", "install-kubernetes  w-1", "kubeadm-init", "join-worker", "wait-nodes-ready"} {
+		if !strings.Contains(strings.Join(strings.Fields(out.String()), "  "), strings.Join(strings.Fields(want), "  ")) {
+			t.Errorf("plan lacks %q:\n%s", want, out.String())
+		}
+	}
+	for name, f := range fakes {
+		for _, call := range f.Calls() {
+			if call.Command != "script probe" && call.Command != "script 'read the prerequisites hash'" {
+				t.Errorf("a dry run ran %q on %s", call.Command, name)
+			}
+		}
+	}
+}
+
+func TestProbeRefusesBadHostsBeforeChangingAnything(t *testing.T) {
+	tests := []struct {
+		name  string
+		probe string
+		want  string
+	}{
+		{"unsupported OS", probeOutput("w", "plan9", true), `unsupported operating system "plan9"`},
+		{"no passwordless sudo", probeOutput("w", "debian", false), "cannot run commands as root without a password"},
+		{"truncated probe", "os_id=debian\n", "the probe did not finish"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testCluster(t, "10.0.0.1", "10.0.0.2")
+			env, _ := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true), "10.0.0.2": tt.probe})
+			err := Apply(context.Background(), env, ApplyOptions{AutoApprove: true, Out: &bytes.Buffer{}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was changed") {
+				t.Fatalf("got %v, want an error naming %q before any change", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyRefusesWithoutConfirmation(t *testing.T) {
+	c := testCluster(t, "10.0.0.1")
+	env, _ := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	err := Apply(context.Background(), env, ApplyOptions{Out: &bytes.Buffer{}})
+	if err == nil || !strings.Contains(err.Error(), "stdin is not a terminal") {
+		t.Fatalf("got %v", err)
+	}
+	env, _ = fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	err = Apply(context.Background(), env, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
+	if err != ErrNotConfirmed {
+		t.Fatalf("declined plan: %v", err)
+	}
+}

@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/steps"
+)
+
+// KubeconfigPath is where apply saves the admin kubeconfig: <cluster>-kubeconfig in the
+// working directory, as KubeOne users expect.
+func KubeconfigPath(clusterName string) string { return clusterName + "-kubeconfig" }
+
+// FetchKubeconfig downloads the admin kubeconfig from the first control plane that has one.
+func FetchKubeconfig(ctx context.Context, env *steps.Env) ([]byte, error) {
+	var errs []error
+	for _, n := range env.Nodes {
+		if n.Role != plan.ControlPlane {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := env.Hosts[n.Name].Download(ctx, "/etc/kubernetes/admin.conf", &buf); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := clientcmd.Load(buf.Bytes()); err != nil {
+			return nil, fmt.Errorf("%s: /etc/kubernetes/admin.conf is not a kubeconfig: %w", n.Name, err)
+		}
+		return buf.Bytes(), nil
+	}
+	return nil, fmt.Errorf("no control-plane host has an admin kubeconfig yet (has apply run?): %w", errors.Join(errs...))
+}
+
+// WriteKubeconfig writes data to path with mode 0600, atomically, and reports whether the file
+// changed. The file holds cluster-admin credentials: it is never readable by others, not even
+// for a moment.
+func WriteKubeconfig(path string, data []byte) (bool, error) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return false, os.Chmod(path, 0o600)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".kubeconfig-*")
+	if err != nil {
+		return false, fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return false, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return false, fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return false, err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return false, fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,200 @@
+// Package config turns the user's inputs into one validated cluster description: it reads the
+// manifest strictly, merges the Terraform output into it, applies defaults, resolves local paths
+// and validates the result. Every command that needs a cluster goes through Load, so they all
+// accept and reject exactly the same inputs.
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/strict"
+	"github.com/slipway-dev/slipway/pkg/terraform"
+)
+
+// Options say where the inputs come from.
+type Options struct {
+	// ManifestPath is the cluster manifest file; "-" reads stdin.
+	ManifestPath string
+	// TerraformSource is a file, a directory or "-"; empty means none.
+	TerraformSource string
+	// Stdin is read for "-".
+	Stdin io.Reader
+	// ImageTag is the default machine-controller image tag.
+	ImageTag string
+}
+
+// Result is a loaded cluster.
+type Result struct {
+	Cluster  *v1beta1.Cluster
+	Warnings []string
+}
+
+// Error is an invalid input: the manifest or the Terraform output is wrong. Commands exit with a
+// distinct code for it.
+type Error struct {
+	// Source names the input at fault (a file name or "terraform output").
+	Source string
+	// Err lists the problems.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var agg interface{ Errors() []error }
+	if errors.As(e.Err, &agg) && len(agg.Errors()) > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s is invalid (%d problems):", e.Source, len(agg.Errors()))
+		for _, err := range agg.Errors() {
+			b.WriteString("\n  - ")
+			b.WriteString(err.Error())
+		}
+		return b.String()
+	}
+	return fmt.Sprintf("%s is invalid: %v", e.Source, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads, merges, defaults and validates. Problems with the inputs are returned as *Error.
+func Load(ctx context.Context, opts Options) (*Result, error) {
+	if opts.ManifestPath == "" {
+		return nil, &Error{Source: "command line", Err: errors.New("no manifest: pass -m/--manifest with the cluster manifest (slipway config print writes a starting point)")}
+	}
+	if opts.ManifestPath == "-" && opts.TerraformSource == "-" {
+		return nil, &Error{Source: "command line", Err: errors.New("the manifest and the Terraform output cannot both be read from stdin")}
+	}
+	data, err := readManifest(opts)
+	if err != nil {
+		return nil, err
+	}
+	c, tree, err := Decode(data)
+	if err != nil {
+		return nil, &Error{Source: opts.ManifestPath, Err: err}
+	}
+	if opts.TerraformSource != "" {
+		out, err := terraform.Load(ctx, opts.TerraformSource, opts.Stdin)
+		if err != nil {
+			if errors.Is(err, terraform.ErrTerraformMissing) {
+				return nil, err
+			}
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return nil, &Error{Source: "terraform output " + opts.TerraformSource, Err: err}
+			}
+			return nil, &Error{Source: "terraform output " + opts.TerraformSource, Err: unwrapSource(err)}
+		}
+		if errs := terraform.Merge(c, tree, out); len(errs) > 0 {
+			return nil, &Error{Source: opts.ManifestPath + " with terraform output " + opts.TerraformSource, Err: errs.ToAggregate()}
+		}
+	}
+	v1beta1.SetDefaults(c, opts.ImageTag)
+	resolvePaths(c, baseDir(opts.ManifestPath))
+	errs, warnings := v1beta1.Validate(c)
+	if len(errs) > 0 {
+		return nil, &Error{Source: opts.ManifestPath, Err: errs.ToAggregate()}
+	}
+	return &Result{Cluster: c, Warnings: warnings}, nil
+}
+
+// Decode strictly decodes a manifest and returns it with its document tree.
+func Decode(data []byte) (*v1beta1.Cluster, any, error) {
+	var c v1beta1.Cluster
+	tree, err := strict.DecodeTree(data, &c, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &c, tree, nil
+}
+
+func readManifest(opts Options) ([]byte, error) {
+	var data []byte
+	var err error
+	if opts.ManifestPath == "-" {
+		data, err = io.ReadAll(io.LimitReader(opts.Stdin, strict.MaxDocumentBytes+1))
+	} else {
+		data, err = os.ReadFile(opts.ManifestPath)
+	}
+	if err != nil {
+		return nil, &Error{Source: opts.ManifestPath, Err: fmt.Errorf("reading manifest: %w", err)}
+	}
+	return data, nil
+}
+
+// unwrapSource drops terraform.Load's own "terraform output X:" prefix, which Error repeats.
+func unwrapSource(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}
+
+func baseDir(manifest string) string {
+	if manifest == "-" {
+		return "."
+	}
+	return filepath.Dir(manifest)
+}
+
+// resolvePaths makes local file paths absolute: relative to the manifest, with ~ expanded.
+func resolvePaths(c *v1beta1.Cluster, dir string) {
+	fix := func(p *string) {
+		if *p == "" {
+			return
+		}
+		if home, err := os.UserHomeDir(); err == nil && (*p == "~" || strings.HasPrefix(*p, "~/")) {
+			*p = filepath.Join(home, strings.TrimPrefix(*p, "~"))
+		}
+		if !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
+	}
+	for _, hosts := range [][]v1beta1.Host{c.ControlPlane.Hosts, c.StaticWorkers.Hosts} {
+		for i := range hosts {
+			fix(&hosts[i].SSHPrivateKeyFile)
+			if !strings.HasPrefix(hosts[i].SSHAgentSocket, "env:") {
+				fix(&hosts[i].SSHAgentSocket)
+			}
+			for b := hosts[i].Bastion; b != nil; b = b.Bastion {
+				fix(&b.PrivateKeyFile)
+			}
+		}
+	}
+	if c.Assets.Upload != nil {
+		fix(&c.Assets.Upload.Directory)
+	}
+	if c.Addons != nil {
+		fix(&c.Addons.Path)
+	}
+	for name, r := range c.ContainerRuntime.Containerd.Registries {
+		if r.TLSConfig != nil {
+			fix(&r.TLSConfig.CAFile)
+			c.ContainerRuntime.Containerd.Registries[name] = r
+		}
+	}
+}
+
+// FieldErrors returns the field errors inside err, if any.
+func FieldErrors(err error) field.ErrorList {
+	var list field.ErrorList
+	var agg interface{ Errors() []error }
+	if errors.As(err, &agg) {
+		for _, e := range agg.Errors() {
+			var fe *field.Error
+			if errors.As(e, &fe) {
+				list = append(list, fe)
+			}
+		}
+	}
+	return list
+}

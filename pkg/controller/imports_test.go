@@ -1,0 +1,26 @@
+package controller
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImports keeps the controllers cloud-neutral: they reach clouds only through
+// pkg/cloud.Provider, never through a cloud SDK or a provider package.
+func TestImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped under -short")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/slipway-dev/slipway/pkg/controller").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/gophercloud/", "github.com/slipway-dev/slipway/pkg/cloud/openstack", "github.com/slipway-dev/slipway/pkg/cli"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("pkg/controller depends on %s", dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=get;create;deletecollection
+// +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,verbs=get
+
+// machineReconciler turns a Machine into a server and a Node, and releases both on deletion.
+type machineReconciler struct {
+	client   client.Client
+	reader   client.Reader // uncached: Secrets and cluster-info are never cached
+	kube     kubernetes.Interface
+	cloud    *trackedProvider
+	recorder record.EventRecorder
+	opts     Options
+	joinInfo *joinInfoCache
+
+	// evictionVersion asks discovery once which Eviction API version the server serves.
+	evictionVersion func() (schema.GroupVersion, error)
+}
+
+// machineScope carries what the steps of one reconcile learn about the Machine.
+type machineScope struct {
+	orig *v1alpha1.Machine // as read, for the status patch
+	m    *v1alpha1.Machine
+	inst *cloud.Instance
+	node *corev1.Node
+	// cloudErr is a cloud failure the steps worked around with recorded data; it is returned
+	// after them, so the reconcile is retried with backoff.
+	cloudErr error
+}
+
+func (r *machineReconciler) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("machine").
+		For(&v1alpha1.Machine{}, builder.WithPredicates(machineChanged)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
+			builder.WithPredicates(nodeChanged)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		Complete(r)
+}
+
+// machineChanged ignores updates that changed only the status, which this controller wrote.
+var machineChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, n := e.ObjectOld, e.ObjectNew
+	return o.GetGeneration() != n.GetGeneration() ||
+		!equality.Semantic.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
+		!equality.Semantic.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+		!equality.Semantic.DeepEqual(o.GetFinalizers(), n.GetFinalizers()) ||
+		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+}}
+
+// nodeChanged ignores the kubelet's heartbeats, which change nothing a Machine depends on.
+var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, n := e.ObjectOld.(*corev1.Node), e.ObjectNew.(*corev1.Node)
+	return nodeReady(o) != nodeReady(n) || o.Spec.ProviderID != n.Spec.ProviderID ||
+		o.Spec.Unschedulable != n.Spec.Unschedulable ||
+		!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+		!equality.Semantic.DeepEqual(o.Status.Addresses, n.Status.Addresses) ||
+		!equality.Semantic.DeepEqual(o.Labels, n.Labels) || !equality.Semantic.DeepEqual(o.Annotations, n.Annotations)
+}}
+
+// machinesForNode maps a Node to the Machines that own it or could match it.
+func (r *machineReconciler) machinesForNode(ctx context.Context, o client.Object) []reconcile.Request {
+	n := o.(*corev1.Node)
+	seen := map[client.ObjectKey]bool{}
+	var out []reconcile.Request
+	add := func(list *v1alpha1.MachineList) {
+		for i := range list.Items {
+			k := client.ObjectKeyFromObject(&list.Items[i])
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, reconcile.Request{NamespacedName: k})
+			}
+		}
+	}
+	if ns, name, ok := splitKey(n.Annotations[v1alpha1.NodeMachineAnnotation]); ok {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
+		seen[out[0].NamespacedName] = true
+	}
+	var list v1alpha1.MachineList
+	if n.Spec.ProviderID != "" && r.client.List(ctx, &list, client.MatchingFields{providerIDIndex: n.Spec.ProviderID}) == nil {
+		add(&list)
+	}
+	if r.client.List(ctx, &list, client.MatchingFields{nodeNameIndex: n.Name}) == nil {
+		add(&list)
+	}
+	for _, a := range n.Status.Addresses {
+		if r.client.List(ctx, &list, client.MatchingFields{addressIndex: a.Address}) == nil {
+			add(&list)
+		}
+	}
+	return out
+}
+
+// Reconcile is the skeleton: get, ensure finalizer, deferred status patch, delete or normal path.
+func (r *machineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	m := &v1alpha1.Machine{}
+	if err := r.client.Get(ctx, req.NamespacedName, m); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !deleting(m) && !controllerutil.ContainsFinalizer(m, v1alpha1.MachineFinalizer) {
+		// The finalizer is persisted before anything exists in the cloud, so that no server can
+		// outlive its Machine.
+		orig := m.DeepCopy()
+		controllerutil.AddFinalizer(m, v1alpha1.MachineFinalizer)
+		if err := r.client.Patch(ctx, m, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer to machine %s: %w", req, err)
+		}
+	}
+	s := &machineScope{orig: m.DeepCopy(), m: m}
+	defer func() {
+		if err := r.patchStatus(ctx, s.orig, s); err != nil {
+			retErr = errorsJoin(retErr, err)
+		}
+	}()
+	if deleting(m) {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// reconcileNormal runs the steps of a live Machine in order; a step that must wait returns a
+// non-zero result and the later steps run on a later reconcile.
+func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	steps := []struct {
+		name string
+		fn   func(context.Context, *machineScope) (ctrl.Result, error)
+	}{
+		{"validate", r.reconcileValidation},
+		{"instance", r.reconcileInstance},
+		{"node", r.reconcileNode},
+		{"maintenance", r.reconcileMaintenance},
+		{"health", r.reconcileHealth},
+	}
+	var res ctrl.Result
+	for _, st := range steps {
+		r2, err := st.fn(ctx, s)
+		if err != nil {
+			reconcileErrors.WithLabelValues("machine", st.name).Inc()
+			return ctrl.Result{}, err
+		}
+		res = sooner(res, r2)
+		if r2.RequeueAfter > 0 && s.stop() {
+			break
+		}
+	}
+	if s.cloudErr != nil {
+		reconcileErrors.WithLabelValues("machine", "instance").Inc()
+		return ctrl.Result{}, s.cloudErr
+	}
+	return res, nil
+}
+
+// stop reports whether the later steps have nothing to work with yet.
+func (s *machineScope) stop() bool {
+	return s.inst == nil || s.m.Status.ErrorReason != nil
+}
+
+// patchStatus writes the status if it changed, and records the phase transition.
+func (r *machineReconciler) patchStatus(ctx context.Context, orig *v1alpha1.Machine, s *machineScope) error {
+	m := s.m
+	setPhase(m)
+	if orig.Status.Phase != m.Status.Phase {
+		// One event per transition, saying what it is about; events cost API requests too.
+		r.recorder.Eventf(m, corev1.EventTypeNormal, string(m.Status.Phase), "Machine is %s (was %s)%s",
+			m.Status.Phase, phaseOrPending(orig.Status.Phase), phaseDetail(m))
+		if m.Status.Phase == v1alpha1.MachinePhaseRunning && orig.Status.Phase != v1alpha1.MachinePhaseRunning &&
+			!condTrue(orig.Status.Conditions, v1alpha1.MachineNodeJoined) {
+			provisioningSeconds.Observe(time.Since(m.CreationTimestamp.Time).Seconds())
+		}
+	}
+	if equality.Semantic.DeepEqual(orig.Status, m.Status) {
+		return nil
+	}
+	m.Status.LastUpdated = ptrTo(metav1.Now())
+	if err := r.client.Status().Patch(ctx, m, client.MergeFrom(orig)); err != nil {
+		if deleting(m) && client.IgnoreNotFound(err) == nil {
+			return nil
+		}
+		return fmt.Errorf("patching status of machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	return nil
+}
+
+// sooner returns the result that requeues first.
+func sooner(a, b ctrl.Result) ctrl.Result {
+	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
+		return b
+	}
+	return a
+}
+
+// phaseDetail names the server or Node a phase is about.
+func phaseDetail(m *v1alpha1.Machine) string {
+	switch {
+	case m.Status.Phase == v1alpha1.MachinePhaseProvisioned && m.Spec.ProviderID != nil:
+		return ": server " + *m.Spec.ProviderID
+	case (m.Status.Phase == v1alpha1.MachinePhaseJoining || m.Status.Phase == v1alpha1.MachinePhaseRunning) && m.Status.NodeRef != nil:
+		return ": node " + m.Status.NodeRef.Name
+	case m.Status.ErrorMessage != nil:
+		return ": " + *m.Status.ErrorMessage
+	}
+	return ""
+}
+
+func phaseOrPending(p v1alpha1.MachinePhase) v1alpha1.MachinePhase {
+	if p == "" {
+		return v1alpha1.MachinePhasePending
+	}
+	return p
+}
+
+func splitKey(s string) (ns, name string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], i > 0 && i < len(s)-1
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,195 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// reconcileValidation asks the provider whether the providerSpec points at things that exist.
+// The answer is cached per generation in the Validated condition; admission never calls the cloud.
+func (r *machineReconciler) reconcileValidation(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	m := s.m
+	if m.Status.ErrorReason != nil {
+		return ctrl.Result{}, nil
+	}
+	if c := findCond(m.Status.Conditions, v1alpha1.MachineValidated); c != nil && c.Status == metav1.ConditionTrue &&
+		c.ObservedGeneration == m.Generation {
+		return ctrl.Result{}, nil
+	}
+	if _, err := v1alpha1.DecodeProviderConfig(m.Spec.ProviderSpec); err != nil {
+		fail(m, v1alpha1.InvalidConfigurationMachineError, err.Error())
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "InvalidProviderSpec", err.Error())
+		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
+	}
+	if err := r.cloud.Validate(ctx, m); err != nil {
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "ValidationFailed", err.Error())
+		if t, ok := cloud.AsTerminal(err); ok {
+			fail(m, t.Reason, t.Message)
+			return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("validating machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionTrue, "Valid", "")
+	return ctrl.Result{}, nil
+}
+
+// hadInstance reports whether a server was ever recorded for the Machine. Such a Machine is
+// never given a second server: if the first disappears the Machine is replaced instead.
+func hadInstance(m *v1alpha1.Machine) bool {
+	return m.Spec.ProviderID != nil
+}
+
+// reconcileInstance finds the Machine's server by UID and creates it when there is none.
+func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	m := s.m
+	if m.Status.ErrorReason != nil {
+		return ctrl.Result{}, nil
+	}
+	inst, err := r.cloud.Get(ctx, m)
+	switch {
+	case errors.Is(err, cloud.ErrInstanceNotFound) && hadInstance(m):
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, reasonInstanceLost,
+			"the server disappeared from the cloud")
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonInstanceLost,
+			"the server disappeared from the cloud; the Machine will be replaced")
+		return ctrl.Result{}, nil
+	case errors.Is(err, cloud.ErrInstanceNotFound) || (err == nil && inst.State == cloud.StateError):
+		if inst, err = r.create(ctx, m); err != nil {
+			if t, ok := cloud.AsTerminal(err); ok {
+				fail(m, t.Reason, t.Message)
+				setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, string(t.Reason), t.Message)
+				return ctrl.Result{}, nil
+			}
+			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "CreateFailed", err.Error())
+			return ctrl.Result{}, err
+		}
+	case err != nil && hadInstance(m):
+		// The cloud does not answer. Carry on with what was recorded about the server, so that
+		// the Node is still followed and its health judged; the error is returned at the end.
+		s.cloudErr = fmt.Errorf("getting server of machine %s/%s: %w", m.Namespace, m.Name, err)
+		s.inst = &cloud.Instance{ProviderID: *m.Spec.ProviderID, Addresses: m.Status.Addresses, State: cloud.StateRunning}
+		return ctrl.Result{}, nil
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("getting server of machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	s.inst = inst
+	if err := r.recordInstance(ctx, m, inst); err != nil {
+		return ctrl.Result{}, err
+	}
+	if inst.State != cloud.StateRunning {
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating",
+			fmt.Sprintf("server %s is %s", inst.ID, inst.State))
+		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
+	}
+	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionTrue, "Running", "")
+	return ctrl.Result{}, nil
+}
+
+// create renders the user-data with a fresh bootstrap token and asks the provider for a server.
+func (r *machineReconciler) create(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, error) {
+	userdata, err := r.userdata(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating", "creating the server")
+	inst, err := r.cloud.Create(ctx, m, r.updater(m), userdata)
+	if err != nil {
+		return nil, fmt.Errorf("creating server for machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	return inst, nil
+}
+
+// updater is the cloud.MachineUpdater for m: it applies mutate to m and updates it, and on a
+// conflict re-reads the latest Machine and tries again. m is the version this reconcile just
+// read or patched, so the first try usually succeeds without a read.
+func (r *machineReconciler) updater(m *v1alpha1.Machine) cloud.MachineUpdater {
+	return func(ctx context.Context, mutate func(*v1alpha1.Machine)) error {
+		latest := m.DeepCopy()
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			mutate(latest)
+			err := r.client.Update(ctx, latest)
+			if err == nil {
+				mutate(m)
+				m.ResourceVersion = latest.ResourceVersion
+				return nil
+			}
+			if apierrors.IsConflict(err) {
+				latest = &v1alpha1.Machine{}
+				if gerr := r.reader.Get(ctx, client.ObjectKeyFromObject(m), latest); gerr != nil {
+					return gerr
+				}
+			}
+			return err
+		})
+	}
+}
+
+// providerStatus is what status.providerStatus reports about the server.
+type providerStatus struct {
+	InstanceID string               `json:"instanceID"`
+	State      cloud.InstanceState  `json:"state"`
+	Addresses  []corev1.NodeAddress `json:"addresses,omitempty"`
+	PrivateIP  string               `json:"privateIP,omitempty"`
+	Hardware   *providerHardware    `json:"hardware,omitempty"`
+}
+
+type providerHardware struct {
+	CPUs      int `json:"cpus"`
+	MemoryMiB int `json:"memoryMiB"`
+}
+
+// recordInstance stores what the cloud says about the server: spec.providerID when it is new or
+// names another server (the provider replaced a failed one under the Machine), and the
+// addresses and provider status every time.
+func (r *machineReconciler) recordInstance(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) error {
+	if inst.ProviderID != "" && (m.Spec.ProviderID == nil || *m.Spec.ProviderID != inst.ProviderID) {
+		if err := r.recordProviderID(ctx, m, inst.ProviderID); err != nil {
+			return err
+		}
+	}
+	ps := providerStatus{InstanceID: inst.ID, State: inst.State, Addresses: inst.Addresses}
+	for _, a := range inst.Addresses {
+		if a.Type == corev1.NodeInternalIP && ps.PrivateIP == "" {
+			ps.PrivateIP = a.Address
+		}
+	}
+	if inst.CPUs > 0 || inst.MemoryMiB > 0 {
+		ps.Hardware = &providerHardware{CPUs: inst.CPUs, MemoryMiB: inst.MemoryMiB}
+	}
+	// Compare decoded values: the API server may re-encode the JSON, and a byte comparison
+	// would patch the status on every reconcile.
+	var old providerStatus
+	if m.Status.ProviderStatus == nil || json.Unmarshal(m.Status.ProviderStatus.Raw, &old) != nil ||
+		!equality.Semantic.DeepEqual(old, ps) {
+		raw, err := json.Marshal(ps)
+		if err != nil {
+			return fmt.Errorf("encoding provider status: %w", err)
+		}
+		m.Status.ProviderStatus = &runtime.RawExtension{Raw: raw}
+	}
+	m.Status.Addresses = inst.Addresses
+	return nil
+}
+
+func findCond(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}

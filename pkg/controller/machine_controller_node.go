@@ -1,0 +1,180 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// findNode returns the Machine's Node: by provider ID first, by address only as a fallback (for
+// clouds whose kubelets register without a provider ID), and never a Node that another Machine
+// already claimed.
+func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) (*corev1.Node, error) {
+	key := m.Namespace + "/" + m.Name
+	ok := func(n *corev1.Node) bool {
+		owner := n.Annotations[v1alpha1.NodeMachineAnnotation]
+		return owner == "" || owner == key
+	}
+	var nodes corev1.NodeList
+	if inst != nil && inst.ProviderID != "" {
+		if err := r.client.List(ctx, &nodes, client.MatchingFields{providerIDIndex: inst.ProviderID}); err != nil {
+			return nil, fmt.Errorf("listing nodes by provider ID: %w", err)
+		}
+		for i := range nodes.Items {
+			if ok(&nodes.Items[i]) {
+				return &nodes.Items[i], nil
+			}
+		}
+	}
+	var addrs []corev1.NodeAddress
+	if inst != nil {
+		addrs = inst.Addresses
+	} else {
+		addrs = m.Status.Addresses
+	}
+	for _, a := range addrs {
+		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
+			continue
+		}
+		if err := r.client.List(ctx, &nodes, client.MatchingFields{addressIndex: a.Address}); err != nil {
+			return nil, fmt.Errorf("listing nodes by address: %w", err)
+		}
+		for i := range nodes.Items {
+			// A Node with a different provider ID is another server that reused the address.
+			n := &nodes.Items[i]
+			if ok(n) && (n.Spec.ProviderID == "" || inst == nil || n.Spec.ProviderID == inst.ProviderID) {
+				return n, nil
+			}
+		}
+	}
+	if m.Status.NodeRef != nil {
+		n := &corev1.Node{}
+		err := r.client.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, n)
+		if err == nil && n.UID == m.Status.NodeRef.UID {
+			return n, nil
+		}
+		if client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("getting node %s: %w", m.Status.NodeRef.Name, err)
+		}
+	}
+	return nil, nil
+}
+
+// reconcileNode links the Machine and its Node and keeps the Node's metadata as the template says.
+func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	m := s.m
+	if s.inst == nil || s.inst.State != cloud.StateRunning {
+		return ctrl.Result{}, nil
+	}
+	node, err := r.findNode(ctx, m, s.inst)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if node == nil {
+		if m.Status.NodeRef != nil {
+			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotFound",
+				fmt.Sprintf("node %s is gone", m.Status.NodeRef.Name))
+		} else {
+			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionFalse, "WaitingForNode",
+				"the server runs; waiting for its kubelet to register")
+		}
+		return ctrl.Result{}, nil
+	}
+	s.node = node
+	if m.Status.NodeRef == nil || m.Status.NodeRef.UID != node.UID {
+		// The token has done its job once the Node exists; a leaked token is a standing invitation.
+		if err := r.deleteToken(ctx, m); err != nil {
+			return ctrl.Result{}, err
+		}
+		m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: node.Name, UID: node.UID}
+	}
+	if err := r.syncNode(ctx, m, node); err != nil {
+		if apierrors.IsConflict(err) {
+			// The kubelet updated the Node meanwhile; the next reconcile starts from its version.
+			return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionTrue, "NodeJoined", "")
+	if nodeReady(node) && !hasTaint(node, v1alpha1.NotReadyTaintKey) {
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionTrue, "NodeReady", "")
+	} else {
+		msg := "the kubelet does not report Ready"
+		if c := nodeCondition(node, corev1.NodeReady); c != nil && c.Message != "" {
+			msg = c.Message
+		}
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotReady", msg)
+	}
+	if v := node.Status.NodeInfo.KubeletVersion; v != "" {
+		m.Status.Versions = &v1alpha1.MachineVersionInfo{Kubelet: v}
+	}
+	return ctrl.Result{}, nil
+}
+
+// syncNode annotates the Node with its Machine, copies the template's labels, annotations and
+// taints, and lifts the not-ready taint once the Node is Ready with a working network.
+func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) error {
+	orig := node.DeepCopy()
+	if node.Annotations == nil {
+		node.Annotations = map[string]string{}
+	}
+	node.Annotations[v1alpha1.NodeMachineAnnotation] = m.Namespace + "/" + m.Name
+	for k, v := range m.Spec.Annotations {
+		node.Annotations[k] = v
+	}
+	if len(m.Spec.Labels) > 0 && node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	for k, v := range m.Spec.Labels {
+		node.Labels[k] = v
+	}
+	for _, t := range m.Spec.Taints {
+		if !hasTaintEffect(node, t.Key, t.Effect) {
+			node.Spec.Taints = append(node.Spec.Taints, t)
+		}
+	}
+	if nodeReady(node) {
+		kept := node.Spec.Taints[:0:0]
+		for _, t := range node.Spec.Taints {
+			if t.Key != v1alpha1.NotReadyTaintKey {
+				kept = append(kept, t)
+			}
+		}
+		node.Spec.Taints = kept
+	}
+	if equality.Semantic.DeepEqual(orig.ObjectMeta, node.ObjectMeta) && equality.Semantic.DeepEqual(orig.Spec, node.Spec) {
+		return nil
+	}
+	// Optimistic locking: the taint list is replaced whole, and must not undo a concurrent change.
+	if err := r.client.Patch(ctx, node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("updating node %s of machine %s/%s: %w", node.Name, m.Namespace, m.Name, err)
+	}
+	return nil
+}
+
+func hasTaint(n *corev1.Node, key string) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func hasTaintEffect(n *corev1.Node, key string, effect corev1.TaintEffect) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key && t.Effect == effect {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,182 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
+)
+
+const (
+	tokenNamespace = metav1.NamespaceSystem
+	// tokenMachineLabel ties a bootstrap token Secret to its Machine's UID.
+	tokenMachineLabel = "cluster.k8s.io/machine-uid"
+	// tokenSlack is how much longer than the join timeout a token lives, so that a Machine
+	// that joins at the last moment still finds a valid token.
+	tokenSlack = 10 * time.Minute
+)
+
+// tokenAttempts is how many token IDs a Machine tries. IDs are six characters of [a-z0-9]
+// (kubeadm's format), so two Machines can collide; the next candidate resolves that.
+const tokenAttempts = 8
+
+// tokenID derives the i-th candidate token ID from the Machine UID, so that a reconcile after a
+// restart finds the token it created before instead of minting another.
+func tokenID(m *v1alpha1.Machine, i int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", m.UID, i)))
+	id := make([]byte, 6)
+	for j := range id {
+		// Two bytes per character keep the modulo bias below 0.1%.
+		id[j] = alphabet[(int(sum[2*j])<<8|int(sum[2*j+1]))%len(alphabet)]
+	}
+	return string(id)
+}
+
+// ensureToken returns the Machine's bootstrap token, creating its Secret when missing. The TTL is
+// the join timeout plus slack: a Machine that has not joined by then is replaced anyway.
+func (r *machineReconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (string, error) {
+	secret, err := bootstrap.NewTokenSecret()
+	if err != nil {
+		return "", err
+	}
+	exp := time.Now().Add(r.opts.JoinTimeout + tokenSlack).UTC().Format(time.RFC3339)
+	for i := range tokenAttempts {
+		id := tokenID(m, i)
+		name := "bootstrap-token-" + id
+		sec := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tokenNamespace,
+				Labels: map[string]string{tokenMachineLabel: string(m.UID)}},
+			Type: corev1.SecretTypeBootstrapToken,
+			StringData: map[string]string{
+				"token-id":                       id,
+				"token-secret":                   secret,
+				"expiration":                     exp,
+				"usage-bootstrap-authentication": "true",
+				"usage-bootstrap-signing":        "true",
+				"auth-extra-groups":              "system:bootstrappers:kubeadm:default-node-token",
+				"description":                    fmt.Sprintf("machine-controller: join token of Machine %s/%s", m.Namespace, m.Name),
+			},
+		}
+		// Create first: it is the common case, and AlreadyExists says either that a previous
+		// attempt (before a restart, or a failed server create) left a token to reuse, or that
+		// another Machine holds this ID.
+		err = r.client.Create(ctx, sec)
+		if err == nil {
+			return id + "." + secret, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return "", fmt.Errorf("creating bootstrap token %s: %w", name, err)
+		}
+		if err := r.reader.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: name}, sec); err != nil {
+			return "", fmt.Errorf("reading bootstrap token %s: %w", name, err)
+		}
+		if sec.Labels[tokenMachineLabel] == string(m.UID) {
+			return string(sec.Data["token-id"]) + "." + string(sec.Data["token-secret"]), nil
+		}
+	}
+	return "", fmt.Errorf("all %d bootstrap token IDs of machine %s/%s are taken by other machines", tokenAttempts, m.Namespace, m.Name)
+}
+
+// deleteToken removes the Machine's bootstrap tokens once the Node joined or the Machine goes.
+func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
+	err := r.client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(tokenNamespace),
+		client.MatchingLabels{tokenMachineLabel: string(m.UID)})
+	if err != nil {
+		return fmt.Errorf("deleting bootstrap tokens of machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	return nil
+}
+
+// userdata renders the cloud-init for m.
+func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (string, error) {
+	pc, err := v1alpha1.DecodeProviderConfig(m.Spec.ProviderSpec)
+	if err != nil {
+		return "", err
+	}
+	var osSpec struct {
+		DistUpgradeOnBoot bool `json:"distUpgradeOnBoot"`
+	}
+	if len(pc.OperatingSystemSpec) > 0 {
+		if err := json.Unmarshal(pc.OperatingSystemSpec, &osSpec); err != nil {
+			return "", fmt.Errorf("decoding operatingSystemSpec: %w", err)
+		}
+	}
+	join, err := r.joinInfo.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	token, err := r.ensureToken(ctx, m)
+	if err != nil {
+		return "", err
+	}
+	ud, err := bootstrap.Render(bootstrap.Config{
+		OperatingSystem:   pc.OperatingSystem,
+		KubeletVersion:    m.Spec.Versions.Kubelet,
+		APIServerEndpoint: join.Endpoint,
+		CACertHash:        join.CACertHash,
+		Token:             token,
+		PackageRepository: r.opts.Join.PackageRepository,
+		SSHPublicKeys:     pc.SSHPublicKeys,
+		Taints:            []bootstrap.Taint{{Key: v1alpha1.NotReadyTaintKey, Effect: string(corev1.TaintEffectNoSchedule)}},
+		DistUpgradeOnBoot: osSpec.DistUpgradeOnBoot,
+	})
+	if err != nil {
+		return "", fmt.Errorf("rendering user-data of machine %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	return ud, nil
+}
+
+// joinInfoCache answers where Machines join: the flags if given, else kubeadm's cluster-info
+// ConfigMap in kube-public, re-read at most once a minute.
+type joinInfoCache struct {
+	reader client.Reader
+	static bootstrap.ClusterInfo
+
+	mu      sync.Mutex
+	cached  bootstrap.ClusterInfo
+	fetched time.Time
+}
+
+func (j *joinInfoCache) get(ctx context.Context) (bootstrap.ClusterInfo, error) {
+	if j.static.Endpoint != "" && j.static.CACertHash != "" {
+		return j.static, nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if time.Since(j.fetched) < time.Minute {
+		return j.merge(j.cached), nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err := j.reader.Get(ctx, client.ObjectKey{Namespace: metav1.NamespacePublic, Name: "cluster-info"}, cm); err != nil {
+		return bootstrap.ClusterInfo{}, fmt.Errorf("reading kube-public/cluster-info for the join endpoint and CA hash "+
+			"(or set --join-api-endpoint and --join-ca-cert-hash): %w", err)
+	}
+	info, err := bootstrap.ParseClusterInfo(cm.Data["kubeconfig"])
+	if err != nil {
+		return bootstrap.ClusterInfo{}, fmt.Errorf("kube-public/cluster-info: %w", err)
+	}
+	j.cached, j.fetched = info, time.Now()
+	return j.merge(info), nil
+}
+
+// merge lets a flag override one half of what cluster-info says.
+func (j *joinInfoCache) merge(info bootstrap.ClusterInfo) bootstrap.ClusterInfo {
+	if j.static.Endpoint != "" {
+		info.Endpoint = j.static.Endpoint
+	}
+	if j.static.CACertHash != "" {
+		info.CACertHash = j.static.CACertHash
+	}
+	return info
+}

@@ -1,0 +1,211 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/kubectl/pkg/drain"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+	admission "github.com/slipway-dev/slipway/pkg/webhook"
+)
+
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kube-system,resources=leases,verbs=get;create;update
+
+// ManagerOptions are the process-level settings of the machine-controller.
+type ManagerOptions struct {
+	// MetricsAddr is where Prometheus metrics are served; "0" disables them.
+	MetricsAddr string
+	// ProbeAddr serves /healthz and /readyz; "0" disables them.
+	ProbeAddr string
+	// WebhookPort serves the admission webhook over TLS; 0 disables it.
+	WebhookPort int
+	// WebhookHost is the address the webhook listens on; empty means all.
+	WebhookHost string
+	// WebhookCertDir holds tls.crt and tls.key for the webhook.
+	WebhookCertDir string
+	// LeaderElection makes only one replica reconcile, through a Lease.
+	LeaderElection bool
+	// LeaderElectionNamespace and LeaderElectionID name the Lease.
+	LeaderElectionNamespace, LeaderElectionID string
+	// QPS and Burst limit the client's requests to the API server.
+	QPS   float32
+	Burst int
+	// SkipNameValidation allows several managers in one process, as tests start them.
+	SkipNameValidation bool
+	// SyncPeriod is how often every object is reconciled even without a change, which is when a
+	// server deleted out of band is noticed at the latest.
+	SyncPeriod time.Duration
+}
+
+// Scheme returns a scheme with the built-in types and cluster.k8s.io/v1alpha1.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewManager builds the machine-controller: a controller-runtime manager running every
+// reconciler of this package against provider, plus the admission webhook when mo.WebhookPort is
+// set. Run it with Start.
+func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, opts Options, mo ManagerOptions) (manager.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	if mo.QPS > 0 {
+		cfg.QPS, cfg.Burst = mo.QPS, mo.Burst
+	}
+	scheme, err := Scheme()
+	if err != nil {
+		return nil, fmt.Errorf("building scheme: %w", err)
+	}
+	// The cache keeps every Machine and Node; managedFields and a Node's image list are most of
+	// their bytes and nothing here reads them.
+	co := cache.Options{DefaultTransform: stripForCache}
+	if mo.SyncPeriod > 0 {
+		co.SyncPeriod = &mo.SyncPeriod
+	}
+	if opts.Namespace != "" {
+		only := map[string]cache.Config{opts.Namespace: {}}
+		co.ByObject = map[client.Object]cache.ByObject{
+			&v1alpha1.Machine{}: {Namespaces: only}, &v1alpha1.MachineSet{}: {Namespaces: only},
+			&v1alpha1.MachineDeployment{}: {Namespaces: only},
+		}
+	}
+	mgrOpts := ctrl.Options{
+		Scheme:                        scheme,
+		Cache:                         co,
+		Metrics:                       metricsserver.Options{BindAddress: mo.MetricsAddr},
+		HealthProbeBindAddress:        mo.ProbeAddr,
+		LeaderElection:                mo.LeaderElection,
+		LeaderElectionNamespace:       mo.LeaderElectionNamespace,
+		LeaderElectionID:              mo.LeaderElectionID,
+		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: &mo.SkipNameValidation},
+		// Secrets, ConfigMaps and Pods are read directly when needed, never cached: caching them
+		// would cost memory in proportion to the whole cluster.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{
+			&corev1.Secret{}, &corev1.ConfigMap{}, &corev1.Pod{}}}},
+	}
+	if mo.WebhookPort > 0 {
+		mgrOpts.WebhookServer = webhook.NewServer(webhook.Options{Host: mo.WebhookHost, Port: mo.WebhookPort, CertDir: mo.WebhookCertDir})
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if err := Setup(ctx, mgr, cfg, provider, opts); err != nil {
+		return nil, err
+	}
+	if mo.WebhookPort > 0 {
+		if err := admission.Setup(mgr); err != nil {
+			return nil, err
+		}
+	}
+	if mo.ProbeAddr != "" && mo.ProbeAddr != "0" {
+		ready := healthz.Ping
+		if mo.WebhookPort > 0 {
+			ready = mgr.GetWebhookServer().StartedChecker()
+		}
+		if err := errorsJoin(mgr.AddHealthzCheck("ping", healthz.Ping), mgr.AddReadyzCheck("ready", ready)); err != nil {
+			return nil, fmt.Errorf("adding probes: %w", err)
+		}
+	}
+	return mgr, nil
+}
+
+// Setup adds the controllers, the health replacement, the orphan sweep and the API probe to mgr.
+// Tests use it to run the controllers against any cloud.Provider.
+func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider cloud.Provider, opts Options) error {
+	opts = opts.Defaults()
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating clientset: %w", err)
+	}
+	if err := addIndexes(ctx, mgr); err != nil {
+		return err
+	}
+	registerMetrics(mgr.GetClient())
+	tracked := newTrackedProvider(provider)
+	recorder := mgr.GetEventRecorderFor("machine-controller")
+	c, reader := mgr.GetClient(), mgr.GetAPIReader()
+	log := mgr.GetLogger().WithName("machine-controller")
+	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: 10 * time.Second, log: log}
+	frozen := func() string {
+		switch {
+		case !probe.Reachable():
+			healthFrozen.Set(1)
+			return "the API server is unreachable"
+		case !tracked.Reachable():
+			healthFrozen.Set(1)
+			return "the cloud API is unreachable"
+		}
+		healthFrozen.Set(0)
+		return ""
+	}
+	mr := &machineReconciler{client: c, reader: reader, kube: kube, cloud: tracked, recorder: recorder, opts: opts,
+		joinInfo:        &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}},
+		evictionVersion: sync.OnceValues(func() (schema.GroupVersion, error) { return drain.CheckEvictionSupport(kube) })}
+	steps := []struct {
+		name string
+		err  func() error
+	}{
+		{"machine controller", func() error { return mr.setup(mgr) }},
+		{"machineset controller", func() error {
+			return (&machineSetReconciler{client: c, recorder: recorder, opts: opts, pending: newExpectations()}).setup(mgr)
+		}},
+		{"machinedeployment controller", func() error {
+			return (&machineDeploymentReconciler{client: c, recorder: recorder, opts: opts}).setup(mgr)
+		}},
+		{"health controller", func() error {
+			return (&healthReconciler{client: c, recorder: recorder, opts: opts, frozen: frozen}).setup(mgr)
+		}},
+		{"csr approver", func() error { return (&csrReconciler{client: c, kube: kube, recorder: recorder}).setup(mgr) }},
+		{"api probe", func() error { return mgr.Add(probe) }},
+		{"orphan sweep", func() error {
+			if opts.OrphanSweepInterval < 0 {
+				return nil
+			}
+			return mgr.Add(&orphanSweeper{client: c, reader: reader, cloud: tracked, opts: opts, log: log,
+				firstSeen: map[string]time.Time{}})
+		}},
+	}
+	for _, s := range steps {
+		if err := s.err(); err != nil {
+			return fmt.Errorf("setting up the %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// stripForCache drops what no reconciler reads from cached objects.
+func stripForCache(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		o.SetManagedFields(nil)
+	}
+	if n, ok := obj.(*corev1.Node); ok {
+		n.Status.Images = nil
+	}
+	return obj, nil
+}

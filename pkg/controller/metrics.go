@@ -1,0 +1,84 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+)
+
+// Metrics beyond controller-runtime's own (which already count reconciles and reconcile errors
+// per controller as controller_runtime_reconcile_errors_total).
+var (
+	provisioningSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "machine_controller_provisioning_duration_seconds",
+		Help:    "Time from a Machine's creation until its Node is Ready.",
+		Buckets: prometheus.ExponentialBuckets(5, 2, 10),
+	})
+	deprovisioningSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "machine_controller_deprovisioning_duration_seconds",
+		Help:    "Time from a Machine's deletion request until its finalizer is removed.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+	})
+	reconcileErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "machine_controller_reconcile_errors_total",
+		Help: "Reconcile errors by controller and step.",
+	}, []string{"controller", "step"})
+	healthFrozen = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "machine_controller_health_replacement_frozen",
+		Help: "1 while health-based replacement is frozen because the API server or the cloud is unreachable.",
+	})
+)
+
+// phaseCollector reports machines by phase at scrape time from the informer cache of the
+// running manager, so that the numbers can never drift from the objects.
+type phaseCollector struct {
+	desc *prometheus.Desc
+}
+
+// phaseReader holds the client.Reader of the manager that runs now; tests start several.
+var phaseReader atomic.Value
+
+type readerBox struct{ client.Reader }
+
+func (c *phaseCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *phaseCollector) Collect(ch chan<- prometheus.Metric) {
+	box, ok := phaseReader.Load().(readerBox)
+	if !ok {
+		return
+	}
+	var list v1alpha1.MachineList
+	if err := box.List(context.Background(), &list); err != nil {
+		return
+	}
+	counts := map[v1alpha1.MachinePhase]int{}
+	for _, p := range []v1alpha1.MachinePhase{v1alpha1.MachinePhasePending, v1alpha1.MachinePhaseProvisioning,
+		v1alpha1.MachinePhaseProvisioned, v1alpha1.MachinePhaseJoining, v1alpha1.MachinePhaseRunning,
+		v1alpha1.MachinePhaseDeleting, v1alpha1.MachinePhaseFailed} {
+		counts[p] = 0
+	}
+	for i := range list.Items {
+		counts[phaseOrPending(list.Items[i].Status.Phase)]++
+	}
+	for p, n := range counts {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), string(p))
+	}
+}
+
+var registerOnce sync.Once
+
+// registerMetrics points the phase collector at reader and registers the collectors with
+// controller-runtime's registry once per process.
+func registerMetrics(reader client.Reader) {
+	phaseReader.Store(readerBox{reader})
+	registerOnce.Do(func() {
+		metrics.Registry.MustRegister(provisioningSeconds, deprovisioningSeconds, reconcileErrors, healthFrozen,
+			&phaseCollector{desc: prometheus.NewDesc("machine_controller_machines", "Machines by phase.", []string{"phase"}, nil)})
+	})
+}

@@ -1,0 +1,77 @@
+package layering
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/slipway-dev/slipway/"
+
+// rules: a package (by path prefix, relative to the module) may not import any of the listed
+// path prefixes.
+var rules = []struct {
+	pkg       string
+	forbidden []string
+	why       string
+}{
+	{"pkg/apis/", []string{"pkg/cli", "pkg/cluster", "pkg/steps", "pkg/ssh", "pkg/controller", "pkg/cloud", "pkg/config", "pkg/terraform"}, "API types are the bottom layer"},
+	{"pkg/ssh", []string{"pkg/apis", "pkg/cli", "pkg/cluster", "pkg/steps", "pkg/config"}, "the SSH layer only ships strings and files"},
+	{"pkg/scripts", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
+	{"pkg/kubeadm", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
+	{"pkg/addons", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
+	{"pkg/plan", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "planning is a pure function"},
+	{"pkg/controller", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster", "pkg/steps"}, "controllers talk to clouds only through pkg/cloud"},
+	{"pkg/webhook", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster"}, "admission makes no cloud calls"},
+	{"pkg/cloud", []string{"pkg/controller", "pkg/webhook", "pkg/cli", "pkg/cluster", "pkg/ssh"}, "providers sit below the controllers"},
+	{"pkg/", []string{"pkg/cli", "test/", "cmd/"}, "only main packages use the CLI, and product code never imports tests"},
+}
+
+func TestLayering(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	checked := 0
+	err := filepath.WalkDir(filepath.Join(root, "pkg"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			target, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, r := range rules {
+				if !strings.HasPrefix(rel, r.pkg) || (r.pkg == "pkg/" && strings.HasPrefix(rel, "pkg/cli/")) {
+					continue
+				}
+				for _, bad := range r.forbidden {
+					if strings.HasPrefix(target, bad) && !strings.HasPrefix(filepath.Dir(rel), strings.TrimSuffix(bad, "/")) {
+						t.Errorf("%s imports %s: %s", rel, target, r.why)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d files; the walk is broken", checked)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal("the repository root was not found")
+	}
+}

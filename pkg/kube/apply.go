@@ -1,0 +1,108 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// FieldManager is slipway's server-side apply field manager.
+const FieldManager = "slipway"
+
+// Decode splits a multi-document YAML stream into objects, skipping empty documents.
+func Decode(manifests []byte) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	r := utilyaml.NewYAMLReader(bufioReader(manifests))
+	for i := 0; ; i++ {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, fmt.Errorf("document %d has no kind or apiVersion", i+1)
+		}
+		out = append(out, u)
+	}
+}
+
+// Apply server-side applies objects in order, forcing ownership of fields slipway manages.
+// CustomResourceDefinitions are applied first and the REST mapping is refreshed, so a manifest
+// may create a CRD and its objects together.
+func (c *Client) Apply(ctx context.Context, objs []*unstructured.Unstructured) error {
+	var crds, rest []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	for _, group := range [][]*unstructured.Unstructured{crds, rest} {
+		for _, o := range group {
+			if err := c.applyOne(ctx, o); err != nil {
+				return err
+			}
+		}
+		if len(group) > 0 && group[0].GetKind() == "CustomResourceDefinition" {
+			if err := c.waitCRDs(ctx, group); err != nil {
+				return err
+			}
+			c.Mapper.Reset()
+		}
+	}
+	return nil
+}
+
+func (c *Client) applyOne(ctx context.Context, o *unstructured.Unstructured) error {
+	gvk := o.GroupVersionKind()
+	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		c.Mapper.Reset()
+		if m, err = c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return fmt.Errorf("applying %s %s: %w", gvk.Kind, o.GetName(), err)
+		}
+	}
+	data, err := o.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	ri := c.Dynamic.Resource(m.Resource)
+	force := true
+	opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		ns := o.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		_, err = ri.Namespace(ns).Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
+	} else {
+		_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("applying %s %s/%s: %w", gvk.Kind, o.GetNamespace(), o.GetName(), err)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package kubeadm
+
+import (
+	"fmt"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+)
+
+// DefaultImageRepository is where kubeadm pulls control-plane images from unless the manifest
+// overwrites the registry.
+const DefaultImageRepository = "registry.k8s.io"
+
+// minorImages are the etcd, CoreDNS and pause tags each kubeadm minor asks for (kubeadm's
+// constants.go: DefaultEtcdVersion, CoreDNSVersion, PauseVersion).
+var minorImages = map[uint64]struct{ etcd, coreDNS, pause string }{
+	33: {"3.5.21-0", "v1.12.0", "3.10"},
+	34: {"3.6.4-0", "v1.12.1", "3.10.1"},
+	35: {"3.6.6-0", "v1.13.1", "3.10.1"},
+}
+
+// PauseImage is the pod sandbox image for containerd's sandbox_image: the one kubeadm expects,
+// so that its preflight check and the kubelet agree with containerd.
+func PauseImage(c *v1beta1.Cluster) (string, error) {
+	imgs, err := Images(c)
+	if err != nil {
+		return "", err
+	}
+	return imgs[len(imgs)-1], nil
+}
+
+// Images lists the control-plane images kubeadm pulls for the cluster's version, the pause
+// image last, so that sandboxes and air-gapped sites can preload them. Like kubeadm, it drops
+// CoreDNS's extra path element when the registry is overwritten.
+func Images(c *v1beta1.Cluster) ([]string, error) {
+	v, err := version(c)
+	if err != nil {
+		return nil, err
+	}
+	tags, ok := minorImages[v.Minor()]
+	if !ok {
+		return nil, fmt.Errorf("no image versions known for Kubernetes v1.%d", v.Minor())
+	}
+	repo, coreDNS := DefaultImageRepository, DefaultImageRepository+"/coredns/coredns"
+	if r := c.RegistryConfiguration; r != nil && r.OverwriteRegistry != "" {
+		repo, coreDNS = r.OverwriteRegistry, r.OverwriteRegistry+"/coredns"
+	}
+	k := "v" + v.String()
+	imgs := []string{}
+	for _, name := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
+		imgs = append(imgs, repo+"/"+name+":"+k)
+	}
+	return append(imgs,
+		coreDNS+":"+tags.coreDNS,
+		repo+"/etcd:"+tags.etcd,
+		repo+"/pause:"+tags.pause,
+	), nil
+}
+
+// PreflightIgnores lists the preflight errors kubeadm must ignore to init, join or upgrade to
+// the cluster's version: SystemVerification on cgroup v1 hosts from 1.35 on, because kubeadm
+// checks the host against the new kubelet's cgroup v1 policy without reading failCgroupV1.
+// extra (for example HTTPProxyCIDR for kubeadm binaries built with Go 1.26) is appended.
+func PreflightIgnores(c *v1beta1.Cluster, cgroupV1 bool, extra ...string) ([]string, error) {
+	v, err := version(c)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if cgroupV1 && v.Minor() >= failCgroupV1Minor {
+		out = append(out, "SystemVerification")
+	}
+	return append(out, extra...), nil
+}

@@ -1,0 +1,125 @@
+package kubeadm
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+)
+
+// InitConfig renders the file for `kubeadm init --config` on the leader: InitConfiguration,
+// ClusterConfiguration, KubeletConfiguration and, unless Cilium replaces it,
+// KubeProxyConfiguration. The KubeletConfiguration becomes the cluster-wide kubelet-config
+// ConfigMap, so it carries only settings shared by every node; per-host kubelet settings go
+// through KubeletPatch.
+func InitConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams, secrets InitSecrets) ([]byte, error) {
+	if err := checkToken(secrets.Token); err != nil {
+		return nil, err
+	}
+	if err := checkCertificateKey(secrets.CertificateKey); err != nil {
+		return nil, err
+	}
+	reg, err := nodeRegistration(c, node, true)
+	if err != nil {
+		return nil, err
+	}
+	token := bootstrapToken{Token: secrets.Token, Description: "slipway: joins nodes to the cluster"}
+	if secrets.TokenTTL > 0 {
+		token.TTL = secrets.TokenTTL.String()
+	}
+	initCfg := initConfiguration{
+		typeMeta:         typeMeta{APIVersion: kubeadmAPIVersion, Kind: "InitConfiguration"},
+		BootstrapTokens:  []bootstrapToken{token},
+		NodeRegistration: reg,
+		LocalAPIEndpoint: apiEndpoint{AdvertiseAddress: node.Host.PrivateAddress, BindPort: APIServerBindPort},
+		CertificateKey:   secrets.CertificateKey,
+		Patches:          hostPatches(node.Host),
+	}
+	clusterCfg, err := clusterConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	kubeletCfg, err := kubeletConfig(c, kubelet)
+	if err != nil {
+		return nil, err
+	}
+	docs := []any{initCfg, clusterCfg, kubeletCfg}
+	if !clusterCfg.Proxy.Disabled {
+		kp := kubeProxyConfiguration{
+			typeMeta:    typeMeta{APIVersion: kubeProxyAPIVersion, Kind: "KubeProxyConfiguration"},
+			Mode:        c.ClusterNetwork.KubeProxy.Mode,
+			ClusterCIDR: c.ClusterNetwork.PodSubnet,
+		}
+		if m := c.ClusterNetwork.KubeProxy.ConntrackMaxPerCore; m != nil {
+			kp.Conntrack = &kubeProxyConntrack{MaxPerCore: m}
+		}
+		docs = append(docs, kp)
+	}
+	return marshalDocs(docs...)
+}
+
+// Endpoint is the controlPlaneEndpoint, host:port, that nodes and clients use.
+func Endpoint(c *v1beta1.Cluster) (string, error) {
+	if c.APIEndpoint.Host == "" {
+		return "", fmt.Errorf("apiEndpoint.host is empty (it is required with more than one control-plane host)")
+	}
+	port := c.APIEndpoint.Port
+	if port == 0 {
+		port = v1beta1.DefaultAPIPort
+	}
+	return net.JoinHostPort(c.APIEndpoint.Host, strconv.Itoa(port)), nil
+}
+
+func clusterConfig(c *v1beta1.Cluster) (clusterConfiguration, error) {
+	v, err := version(c)
+	if err != nil {
+		return clusterConfiguration{}, err
+	}
+	endpoint, err := Endpoint(c)
+	if err != nil {
+		return clusterConfiguration{}, err
+	}
+	n := c.ClusterNetwork
+	cfg := clusterConfiguration{
+		typeMeta:             typeMeta{APIVersion: kubeadmAPIVersion, Kind: "ClusterConfiguration"},
+		ClusterName:          c.Name,
+		KubernetesVersion:    "v" + v.String(),
+		ControlPlaneEndpoint: endpoint,
+		Networking:           networking{ServiceSubnet: n.ServiceSubnet, PodSubnet: n.PodSubnet, DNSDomain: n.ServiceDomainName},
+		APIServer: apiServer{
+			ExtraArgs: []arg{{Name: "service-node-port-range", Value: n.NodePortRange}},
+			CertSANs:  certSANs(c),
+		},
+		Etcd:  etcd{Local: &localEtcd{DataDir: "/var/lib/etcd"}},
+		Proxy: proxy{Disabled: n.CNI.Cilium != nil && n.CNI.Cilium.KubeProxyReplacement},
+	}
+	if r := c.RegistryConfiguration; r != nil && r.OverwriteRegistry != "" {
+		cfg.ImageRepository = r.OverwriteRegistry
+	}
+	return cfg, nil
+}
+
+// certSANs lists every name the API server certificate must carry beyond what kubeadm adds
+// itself: the endpoint, the manifest's alternative names and every address and hostname of
+// every control-plane host, so that any of them can serve behind the endpoint.
+func certSANs(c *v1beta1.Cluster) []string {
+	var sans []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			sans = append(sans, s)
+		}
+	}
+	add(c.APIEndpoint.Host)
+	for _, s := range c.APIEndpoint.AlternativeNames {
+		add(s)
+	}
+	for _, h := range c.ControlPlane.Hosts {
+		add(h.PublicAddress)
+		add(h.PrivateAddress)
+		add(h.Hostname)
+	}
+	return sans
+}

@@ -1,0 +1,135 @@
+package kubeadm_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const (
+	token   = "abcdef.0123456789abcdef"
+	certKey = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+)
+
+var caHash = "sha256:" + strings.Repeat("ab", 32)
+
+// load reads testdata/clusters/<name>.yaml through the same loader as slipway itself.
+func load(t *testing.T, name string) *v1beta1.Cluster {
+	t.Helper()
+	res, err := config.Load(context.Background(), config.Options{ManifestPath: filepath.Join("testdata", "clusters", name+".yaml")})
+	if err != nil {
+		t.Fatalf("loading %s: %v", name, err)
+	}
+	return res.Cluster
+}
+
+func node(h v1beta1.Host, ignore ...string) kubeadm.NodeParams {
+	return kubeadm.NodeParams{Host: h, Name: "probed-" + strings.ReplaceAll(h.PrivateAddress, ":", "-"), IgnorePreflightErrors: ignore}
+}
+
+// goldenCase is one rendered file, compared with testdata/<name>.golden.
+type goldenCase struct {
+	name   string
+	render func(t *testing.T) ([]byte, error)
+}
+
+func goldenCases() []goldenCase {
+	return []goldenCase{
+		{"init-single", func(t *testing.T) ([]byte, error) {
+			c := load(t, "single")
+			return kubeadm.InitConfig(c, node(c.ControlPlane.Hosts[0]), kubeadm.KubeletParams{}, kubeadm.InitSecrets{Token: token})
+		}},
+		{"init-ha-cgroupv1", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			ignore, err := kubeadm.PreflightIgnores(c, true, "HTTPProxyCIDR")
+			if err != nil {
+				return nil, err
+			}
+			return kubeadm.InitConfig(c, node(c.ControlPlane.Hosts[0], ignore...),
+				kubeadm.KubeletParams{ResolvConf: "/etc/slipway/resolv.conf", CgroupV1: true},
+				kubeadm.InitSecrets{Token: token, TokenTTL: 2 * time.Hour, CertificateKey: certKey})
+		}},
+		{"init-cilium-ipv6", func(t *testing.T) ([]byte, error) {
+			c := load(t, "cilium")
+			return kubeadm.InitConfig(c, node(c.ControlPlane.Hosts[0]), kubeadm.KubeletParams{CgroupV1: true}, kubeadm.InitSecrets{Token: token})
+		}},
+		{"join-worker", func(t *testing.T) ([]byte, error) {
+			c := load(t, "single")
+			return kubeadm.JoinConfig(c, node(c.StaticWorkers.Hosts[0]), kubeadm.JoinParams{Token: token, CACertHashes: []string{caHash}})
+		}},
+		{"join-worker-patched", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			return kubeadm.JoinConfig(c, node(c.StaticWorkers.Hosts[0]), kubeadm.JoinParams{Token: token, CACertHashes: []string{caHash}})
+		}},
+		{"join-control-plane", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			return kubeadm.JoinConfig(c, node(c.ControlPlane.Hosts[2], "SystemVerification"),
+				kubeadm.JoinParams{Token: token, CACertHashes: []string{caHash}, ControlPlane: true, CertificateKey: certKey})
+		}},
+		{"upgrade-ha", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			return kubeadm.UpgradeConfig(c, node(c.ControlPlane.Hosts[0], "SystemVerification"))
+		}},
+		{"upgrade-single", func(t *testing.T) ([]byte, error) {
+			c := load(t, "single")
+			return kubeadm.UpgradeConfig(c, node(c.StaticWorkers.Hosts[0]))
+		}},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.render(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, got)
+		})
+	}
+}
+
+func TestKubeletFiles(t *testing.T) {
+	c := load(t, "ha")
+	cfg, err := kubeadm.KubeletConfig(c, kubeadm.KubeletParams{ResolvConf: "/etc/slipway/resolv.conf", CgroupV1: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "kubelet-config", cfg)
+	patch, ok, err := kubeadm.KubeletPatch(c.StaticWorkers.Hosts[0])
+	if err != nil || !ok {
+		t.Fatalf("KubeletPatch(worker-1) = ok %v, err %v; want a patch", ok, err)
+	}
+	golden(t, "kubelet-patch-worker", patch)
+	if _, ok, _ := kubeadm.KubeletPatch(c.ControlPlane.Hosts[1]); ok {
+		t.Error("KubeletPatch(cp-2) returned a patch for a host without kubelet settings")
+	}
+}
+
+// golden compares got with testdata/<name>.golden, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
+	}
+}

@@ -1,0 +1,118 @@
+package kubeadm_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+)
+
+// kubeadmBinary returns a real kubeadm 1.34.1, built from the Go module proxy by
+// test/kube/build.sh (cached; several minutes cold). It skips only under -short or when the
+// build cannot run, and fails instead when CI=true.
+func kubeadmBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping under -short: needs a kubeadm binary built by test/kube/build.sh")
+	}
+	unavailable := t.Skipf
+	if os.Getenv("CI") == "true" {
+		unavailable = t.Fatalf
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		unavailable("no go toolchain on PATH to build kubeadm with test/kube/build.sh: %v", err)
+	}
+	out, err := exec.Command("../../test/kube/build.sh", "v1.34.1", "kubeadm").Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		unavailable("building kubeadm with test/kube/build.sh failed: %v\n%s", err, stderr)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "kubeadm")
+}
+
+// TestKubeadmValidates runs `kubeadm config validate` (strict: unknown fields are errors) on
+// every rendered configuration.
+func TestKubeadmValidates(t *testing.T) {
+	bin := kubeadmBinary(t)
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.render(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "kubeadm.yaml")
+			if err := os.WriteFile(path, got, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(bin, "config", "validate", "--config", path).CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubeadm config validate: %v\n%s\n--- config:\n%s", err, out, got)
+			}
+			if !strings.HasPrefix(tc.name, "upgrade") {
+				return
+			}
+			// validate does not look at UpgradeConfiguration. `upgrade plan` loads it strictly
+			// (reporting unknown fields as warnings) and validates it before it needs a cluster,
+			// and unlike `upgrade apply --dry-run` it writes nothing under /etc/kubernetes.
+			out, _ = exec.Command(bin, "upgrade", "plan", "--config", path, "--kubeconfig", filepath.Join(t.TempDir(), "none")).CombinedOutput()
+			for _, bad := range []string{"strict decoding error", "unknown field", "invalid configuration"} {
+				if strings.Contains(string(out), bad) {
+					t.Errorf("kubeadm upgrade plan rejected the UpgradeConfiguration (%q):\n%s", bad, out)
+				}
+			}
+			if !strings.Contains(string(out), "couldn't create a Kubernetes client") {
+				t.Errorf("kubeadm upgrade plan did not get past loading the configuration:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestKubeadmAppliesKubeletPatch lets kubeadm write a host's kubelet configuration in dry-run
+// mode and checks that the host's patch reached it.
+func TestKubeadmAppliesKubeletPatch(t *testing.T) {
+	bin := kubeadmBinary(t)
+	c := load(t, "ha")
+	c.Versions.Kubernetes = "v1.34.1" // kubeadm refuses to render for a newer minor than its own
+	host := c.ControlPlane.Hosts[0]
+	cfg, err := kubeadm.InitConfig(c, node(host), kubeadm.KubeletParams{}, kubeadm.InitSecrets{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, ok, err := kubeadm.KubeletPatch(host)
+	if err != nil || !ok {
+		t.Fatalf("KubeletPatch = ok %v, err %v", ok, err)
+	}
+	dir := t.TempDir()
+	patches := filepath.Join(dir, "patches")
+	if err := os.Mkdir(patches, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(patches, kubeadm.KubeletPatchFile), patch, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg = []byte(strings.ReplaceAll(string(cfg), kubeadm.PatchesDir, patches))
+	if err := os.WriteFile(filepath.Join(dir, "init.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dryRun := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "init", "phase", "kubelet-start", "--dry-run", "--config", filepath.Join(dir, "init.yaml"))
+	cmd.Env = append(os.Environ(), "KUBEADM_INIT_DRYRUN_DIR="+dryRun)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubeadm init phase kubelet-start: %v\n%s", err, out)
+	}
+	written, err := os.ReadFile(filepath.Join(dryRun, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"maxPods: 200", "cpu: 100m", "memory: 256Mi", "cgroupDriver: systemd", "serverTLSBootstrap: true"} {
+		if !strings.Contains(string(written), want) {
+			t.Errorf("kubelet config.yaml written by kubeadm lacks %q:\n%s", want, written)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+func hostsHA() []DesiredHost {
+	return []DesiredHost{
+		{Name: "cp-1", Address: "10.0.0.1", Role: ControlPlane, Leader: true},
+		{Name: "cp-2", Address: "10.0.0.2", Role: ControlPlane, UpgradeIndex: 2},
+		{Name: "cp-3", Address: "10.0.0.3", Role: ControlPlane, UpgradeIndex: 1},
+		{Name: "w-1", Address: "10.0.0.4", Role: Worker},
+	}
+}
+
+func bare(d []DesiredHost) []HostState {
+	var out []HostState
+	for _, h := range d {
+		out = append(out, HostState{Name: h.Name, Address: h.Address, Role: h.Role})
+	}
+	return out
+}
+
+// converged is the state after a successful apply at version v.
+func converged(d []DesiredHost, v string, addons map[string]string) Observed {
+	o := Observed{Cluster: ClusterState{Exists: true, Version: "v" + v, Nodes: map[string]*NodeState{}, Addons: addons}}
+	for i, h := range d {
+		o.Hosts = append(o.Hosts, HostState{Name: h.Name, Address: h.Address, Role: h.Role, ContainerdActive: true, KubeletActive: true,
+			KubeletVersion: "v" + v, KubeadmVersion: "v" + v, Joined: true, AdminConf: h.Role == ControlPlane})
+		o.Cluster.Nodes[h.Name] = &NodeState{Name: h.Name, KubeletVersion: "v" + v, Ready: true, ControlPlane: h.Role == ControlPlane}
+		if h.Role == ControlPlane {
+			o.Cluster.Etcd = append(o.Cluster.Etcd, EtcdMember{ID: uint64(i + 1), Name: h.Name, PeerURL: "https://" + h.Address + ":2380", Healthy: true})
+		}
+	}
+	return o
+}
+
+func names(p *Plan) string {
+	var s []string
+	for _, st := range p.Steps {
+		s = append(s, st.String())
+	}
+	return strings.Join(s, "; ")
+}
+
+func TestBuild(t *testing.T) {
+	addons := map[string]string{"cni": "c1", "machine-controller": "m1"}
+	tests := []struct {
+		name    string
+		desired Desired
+		obs     Observed
+		want    string
+		wantErr string
+		warn    string
+	}{
+		{
+			name:    "fresh HA cluster",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
+			obs:     Observed{Hosts: bare(hostsHA())},
+			want: "prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; " +
+				"install-kubernetes on cp-1; install-kubernetes on cp-2; install-kubernetes on cp-3; install-kubernetes on w-1; " +
+				"kubeadm-init on cp-1; join-control-plane on cp-2; join-control-plane on cp-3; cni; join-worker on w-1; " +
+				"approve-csrs; wait-nodes-ready; machine-controller",
+		},
+		{
+			name:    "converged cluster: nothing to do",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
+			obs:     converged(hostsHA(), "1.34.1", addons),
+			want:    "",
+		},
+		{
+			name:    "changed CNI manifests are reapplied",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c2"}},
+			obs:     converged(hostsHA(), "1.34.1", addons),
+			want:    "cni",
+		},
+		{
+			name:    "interrupted init is finished, not redone",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA()[:1]},
+			obs: Observed{Hosts: []HostState{{Name: "cp-1", Role: ControlPlane, ContainerdActive: true, Joined: true, AdminConf: true,
+				KubeadmVersion: "v1.34.1", KubeletVersion: "v1.34.1"}}},
+			want: "kubeadm-init-finish on cp-1; approve-csrs; wait-nodes-ready",
+		},
+		{
+			name:    "reinstalled control plane is repaired",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", addons)
+				o.Hosts[1] = HostState{Name: "cp-2", Address: "10.0.0.2", Role: ControlPlane}
+				o.Cluster.Etcd[1].Healthy = false
+				o.Cluster.Nodes["cp-2"].Ready = false
+				return o
+			}(),
+			want: "prerequisites on cp-2; install-kubernetes on cp-2; remove-stale-member on cp-2; join-control-plane on cp-2; approve-csrs; wait-nodes-ready",
+		},
+		{
+			name:    "repair refused without etcd quorum",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", nil)
+				o.Hosts[1] = HostState{Name: "cp-2", Address: "10.0.0.2", Role: ControlPlane}
+				o.Cluster.Etcd[1].Healthy = false
+				o.Cluster.Etcd[2].Healthy = false
+				return o
+			}(),
+			wantErr: "etcd has 1 healthy of 3 members, not a majority",
+		},
+		{
+			name:    "minor upgrade in upgradeIndex order, workers last",
+			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.34.1", nil),
+			want:    "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
+		},
+		{
+			name:    "interrupted upgrade resumes with the nodes left behind",
+			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.35.0", nil)
+				o.Cluster.Nodes["w-1"].KubeletVersion = "v1.34.1"
+				o.Hosts[3].KubeletVersion, o.Hosts[3].KubeadmVersion = "v1.34.1", "v1.34.1"
+				return o
+			}(),
+			want: "upgrade-node on w-1",
+		},
+		{
+			name:    "two minors at once is refused",
+			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.33.5", nil),
+			wantErr: "upgrade one minor version at a time (next: v1.34)",
+		},
+		{
+			name:    "downgrade is refused",
+			desired: Desired{Version: "1.33.5", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.34.1", nil),
+			wantErr: "downgrades are not supported",
+		},
+		{
+			name:    "new worker joins an existing cluster",
+			desired: Desired{Version: "1.34.1", Hosts: append(hostsHA(), DesiredHost{Name: "w-2", Role: Worker})},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", nil)
+				o.Hosts = append(o.Hosts, HostState{Name: "w-2", Role: Worker, ContainerdActive: true})
+				return o
+			}(),
+			want: "install-kubernetes on w-2; join-worker on w-2; approve-csrs; wait-nodes-ready",
+		},
+		{
+			name:    "joined host without a Node is reported",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", nil)
+				delete(o.Cluster.Nodes, "cp-3")
+				return o
+			}(),
+			want: "",
+			warn: "cp-3 has joined before but its Node is missing",
+		},
+		{
+			name:    "pending CSRs and metadata drift",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), PendingCSRs: true, MetadataDrift: []string{"w-1"}},
+			obs:     converged(hostsHA(), "1.34.1", nil),
+			want:    "approve-csrs; node-metadata on w-1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Build(tt.desired, tt.obs)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(p); got != tt.want {
+				t.Errorf("steps:\n got: %s\nwant: %s", got, tt.want)
+			}
+			if tt.warn != "" && (len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], tt.warn)) {
+				t.Errorf("warnings %v, want %q", p.Warnings, tt.warn)
+			}
+		})
+	}
+}
+
+func TestNotReadyNodeIsWaitedFor(t *testing.T) {
+	o := converged(hostsHA(), "1.34.1", nil)
+	o.Cluster.Nodes["w-1"].Ready = false
+	p, err := Build(Desired{Version: "1.34.1", Hosts: hostsHA()}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p); got != "wait-nodes-ready" {
+		t.Errorf("got %q, want the plan to wait for the NotReady node", got)
+	}
+}

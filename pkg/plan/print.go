@@ -1,0 +1,28 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// Print writes the plan for humans, one step per line, like a terraform plan.
+func Print(w io.Writer, cluster, version string, p *Plan) {
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n", warn)
+	}
+	if p.Empty() {
+		fmt.Fprintf(w, "Cluster %q (Kubernetes v%s) is up to date: nothing to do.\n", cluster, version)
+		return
+	}
+	fmt.Fprintf(w, "Plan for cluster %q (Kubernetes v%s): %d steps\n", cluster, version, len(p.Steps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, s := range p.Steps {
+		host := s.Host
+		if host == "" {
+			host = "(cluster)"
+		}
+		fmt.Fprintf(tw, "  %2d. %s\t%s\t%s\n", i+1, s.Name, host, s.Reason)
+	}
+	tw.Flush()
+}

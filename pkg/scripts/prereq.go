@@ -1,0 +1,127 @@
+package scripts
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+)
+
+// KubeletResolvConf is the resolver file Prerequisites keeps on every host for the kubelet: a
+// link to /etc/resolv.conf or systemd-resolved's file when those name real servers, else a
+// file naming PrereqParams.UpstreamDNS. Point the kubelet's resolvConf at it (see
+// kubeadm.KubeletParams) when any host's /etc/resolv.conf names only loopback servers.
+const KubeletResolvConf = "/etc/slipway/resolv.conf"
+
+// PrereqParams configure Prerequisites.
+type PrereqParams struct {
+	// Cluster is the loaded (defaulted and validated) manifest.
+	Cluster *v1beta1.Cluster
+	// SandboxImage is containerd's pod sandbox image; kubeadm.PauseImage gives the one kubeadm
+	// expects.
+	SandboxImage string
+	// RegistryCAs are the PEM contents of each registry's tlsConfig.caFile, by registry name,
+	// read on the operator's machine.
+	RegistryCAs map[string][]byte
+	// UpstreamDNS are DNS servers (IP addresses) for KubeletResolvConf on hosts whose
+	// /etc/resolv.conf and systemd-resolved name only loopback servers. Without them such a
+	// host fails with a message that says so.
+	UpstreamDNS []string
+}
+
+// tool is a command the host needs and the package that provides it.
+type tool struct{ Command, Package string }
+
+var familyTools = map[Family][]tool{
+	Debian: {{"containerd", "containerd"}, {"runc", "runc"}, {"iptables", "iptables"}, {"conntrack", "conntrack"},
+		{"socat", "socat"}, {"ethtool", "ethtool"}, {"ip", "iproute2"}, {"modprobe", "kmod"}},
+	RHEL: {{"containerd", "containerd.io"}, {"iptables", "iptables"}, {"conntrack", "conntrack-tools"},
+		{"socat", "socat"}, {"ethtool", "ethtool"}, {"ip", "iproute"}, {"modprobe", "kmod"}},
+}
+
+type prereqData struct {
+	Family           Family
+	Tools            []tool
+	Proxy            proxyEnv
+	ProxyDropIn      string
+	Modules          []string
+	Sysctls          []string
+	ContainerdConfig string
+	ContainerdMode   string
+	Registries       []registryFile
+	RegistryDirs     []string
+	UpstreamDNS      []string
+	ResolvConf       string
+}
+
+// Prerequisites returns the script that prepares a host for kubeadm: swap off (now and in
+// /etc/fstab), the overlay and br_netfilter modules (and IPVS's with kube-proxy in ipvs mode),
+// forwarding sysctls, containerd installed and configured (systemd cgroups, sandbox image, CNI
+// directories, registry mirrors, TLS and credentials, proxy), the CNI reference plugins in
+// /opt/cni/bin, and KubeletResolvConf. containerd restarts only when its configuration
+// changed. With registry credentials the script contains secrets: do not log it.
+func Prerequisites(os OS, p PrereqParams) (string, error) {
+	family, err := FamilyOf(os)
+	if err != nil {
+		return "", err
+	}
+	c := p.Cluster
+	if c == nil {
+		return "", fmt.Errorf("prerequisites: no cluster")
+	}
+	if err := checkValue(p.SandboxImage); err != nil {
+		return "", fmt.Errorf("sandbox image: %w", err)
+	}
+	if _, err := name.ParseReference(p.SandboxImage, name.StrictValidation); err != nil {
+		return "", fmt.Errorf("sandbox image %q: %w", p.SandboxImage, err)
+	}
+	for _, s := range p.UpstreamDNS {
+		if net.ParseIP(s) == nil {
+			return "", fmt.Errorf("upstream DNS server %q is not an IP address", s)
+		}
+	}
+	proxy, err := proxyFor(c)
+	if err != nil {
+		return "", err
+	}
+	regs := registries(c)
+	files, err := registryFiles(regs, p.RegistryCAs)
+	if err != nil {
+		return "", err
+	}
+	cfg, hasAuth, err := containerdConfigTOML(p.SandboxImage, regs)
+	if err != nil {
+		return "", err
+	}
+	d := prereqData{
+		Family:           family,
+		Tools:            familyTools[family],
+		Proxy:            proxy,
+		Modules:          []string{"overlay", "br_netfilter"},
+		Sysctls:          []string{"net.bridge.bridge-nf-call-iptables=1", "net.bridge.bridge-nf-call-ip6tables=1", "net.ipv4.ip_forward=1"},
+		ContainerdConfig: cfg,
+		ContainerdMode:   "0644",
+		Registries:       files,
+		UpstreamDNS:      p.UpstreamDNS,
+		ResolvConf:       KubeletResolvConf,
+	}
+	if proxy.set() {
+		d.ProxyDropIn = proxy.systemdDropIn()
+	}
+	if hasAuth {
+		d.ContainerdMode = "0600"
+	}
+	for _, f := range files {
+		d.RegistryDirs = append(d.RegistryDirs, f.Dir)
+	}
+	if c.ClusterNetwork.KubeProxy.Mode == "ipvs" {
+		d.Modules = append(d.Modules, "ip_vs", "ip_vs_rr", "ip_vs_wrr", "ip_vs_sh", "nf_conntrack")
+	}
+	if strings.Contains(c.ClusterNetwork.PodSubnet, ":") {
+		d.Sysctls = append(d.Sysctls, "net.ipv6.conf.all.forwarding=1")
+	}
+	return render("prerequisites", "swap, kernel modules, sysctls, containerd, CNI plugins, resolver", family, d)
+}

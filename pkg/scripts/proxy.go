@@ -1,0 +1,68 @@
+package scripts
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+)
+
+// proxyEnv is the proxy as environment variables, empty when the manifest sets none.
+type proxyEnv struct {
+	HTTP, HTTPS, NoProxy string
+}
+
+func (p proxyEnv) set() bool { return p.HTTP != "" || p.HTTPS != "" }
+
+// proxyFor builds the proxy environment: NO_PROXY gets, besides the manifest's list, everything
+// that must never go through the proxy: loopback, the pod and service networks, the cluster
+// domain, the API endpoint and every host's addresses.
+func proxyFor(c *v1beta1.Cluster) (proxyEnv, error) {
+	p := c.Proxy
+	if p.HTTP == "" && p.HTTPS == "" {
+		return proxyEnv{}, nil
+	}
+	var list []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			list = append(list, s)
+		}
+	}
+	for _, s := range strings.Split(p.NoProxy, ",") {
+		add(s)
+	}
+	for _, s := range []string{"localhost", "127.0.0.1", "::1", c.ClusterNetwork.PodSubnet, c.ClusterNetwork.ServiceSubnet,
+		".svc", "." + c.ClusterNetwork.ServiceDomainName, c.APIEndpoint.Host} {
+		add(s)
+	}
+	for _, hosts := range [][]v1beta1.Host{c.ControlPlane.Hosts, c.StaticWorkers.Hosts} {
+		for _, h := range hosts {
+			add(h.PrivateAddress)
+			add(h.PublicAddress)
+		}
+	}
+	env := proxyEnv{HTTP: p.HTTP, HTTPS: p.HTTPS, NoProxy: strings.Join(list, ",")}
+	for _, v := range []string{env.HTTP, env.HTTPS, env.NoProxy} {
+		// The values go into systemd Environment= lines as well as shell words.
+		if err := checkValue(v); err != nil || strings.ContainsAny(v, "\"\\ ") {
+			return proxyEnv{}, fmt.Errorf("proxy setting %q may not contain quotes, backslashes, spaces or line breaks", v)
+		}
+	}
+	return env, nil
+}
+
+// systemdDropIn renders a unit drop-in that gives the service the proxy environment. systemd
+// expands % specifiers inside Environment=, so % is doubled.
+func (p proxyEnv) systemdDropIn() string {
+	var b strings.Builder
+	b.WriteString("# Written by slipway from the proxy in the cluster manifest. Changes are overwritten.\n[Service]\n")
+	for _, kv := range [][2]string{{"HTTP_PROXY", p.HTTP}, {"HTTPS_PROXY", p.HTTPS}, {"NO_PROXY", p.NoProxy}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "Environment=\"%s=%s\"\n", kv[0], strings.ReplaceAll(kv[1], "%", "%%"))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,172 @@
+{{- template "proxy" .Proxy}}
+# The CNI reference plugins come from kubernetes-cni (already in /opt/cni/bin) or the
+# distribution's package, which installs them elsewhere.
+cni_source() {
+  local d
+  for d in /opt/cni/bin /usr/lib/cni /usr/libexec/cni; do
+    if [ -x "$d/loopback" ] && [ -x "$d/bridge" ] && [ -x "$d/host-local" ] && [ -x "$d/portmap" ]; then
+      echo "$d"
+      return 0
+    fi
+  done
+}
+
+# Packages: only what is missing, so that a converged host never talks to a mirror.
+missing=()
+{{- range .Tools}}
+command -v {{q .Command}} >/dev/null || missing+=({{q .Package}})
+{{- end}}
+{{- if ne .Family "flatcar"}}
+[ -n "$(cni_source)" ] || missing+=(containernetworking-plugins)
+{{- end}}
+if [ "${#missing[@]}" -gt 0 ]; then
+{{- if eq .Family "debian"}}
+  export DEBIAN_FRONTEND=noninteractive
+  quiet apt-get update
+  quiet apt-get install -y --no-install-recommends "${missing[@]}"
+{{- else if eq .Family "rhel"}}
+  # containerd.io comes from Docker's repository, which must be configured on the host.
+  quiet dnf install -y "${missing[@]}"
+{{- end}}
+  changed "installed ${missing[*]}"
+fi
+{{- if eq .Family "flatcar"}}
+command -v containerd >/dev/null || fail "containerd is missing: Flatcar ships it, check the OS image"
+{{- end}}
+{{- if eq .Family "rhel"}}
+
+# SELinux in enforcing mode blocks the control plane's host-path volumes; kubeadm's own
+# instructions set it permissive.
+if command -v getenforce >/dev/null && [ "$(getenforce)" = Enforcing ]; then
+  quiet setenforce 0
+  sed -i 's/^SELINUX=enforcing$/SELINUX=permissive/' /etc/selinux/config
+  changed "set SELinux to permissive"
+fi
+{{- end}}
+
+# Swap: the kubelet refuses to run with swap on.
+if [ "$(awk 'NR > 1' /proc/swaps | wc -l)" -gt 0 ]; then
+  quiet swapoff -a
+  changed "turned swap off"
+fi
+swap_line='^[^#[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+swap[[:space:]]'
+if [ -f /etc/fstab ] && grep -Eq "$swap_line" /etc/fstab; then
+  sed -i -E "s/($swap_line.*)\$/# \\1 # swap disabled by slipway for the kubelet/" /etc/fstab
+  changed "disabled swap in /etc/fstab"
+fi
+
+# Kernel modules. Built-in ones need no loading: overlay shows in /proc/filesystems and
+# br_netfilter by its sysctls, others in /sys/module or modules.builtin.
+module_ready() {
+  case "$1" in
+    overlay) grep -qw overlay /proc/filesystems ;;
+    br_netfilter) [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ] ;;
+    *) [ -d "/sys/module/$1" ] || grep -q "/$1\.ko" "/lib/modules/$(uname -r)/modules.builtin" 2>/dev/null ;;
+  esac
+}
+load_at_boot=""
+for m in {{qs .Modules}}; do
+  if ! module_ready "$m"; then
+    quiet modprobe "$m" || fail "kernel module $m is neither built in nor loadable"
+    changed "loaded kernel module $m"
+  fi
+  if modinfo -F filename "$m" 2>/dev/null | grep -q '\.ko'; then load_at_boot+="$m"$'\n'; fi
+done
+if [ -n "$load_at_boot" ]; then
+  printf '%s' "$load_at_boot" | put_file /etc/modules-load.d/slipway.conf 0644
+else
+  remove_path /etc/modules-load.d/slipway.conf
+fi
+
+# Sysctls, at boot and now (only those that differ).
+sysctls=({{qs .Sysctls}})
+printf '%s\n' "# Written by slipway: forwarding and bridged traffic through iptables, for pod networking." "${sysctls[@]}" |
+  put_file /etc/sysctl.d/99-slipway.conf 0644
+for kv in "${sysctls[@]}"; do
+  if [ "$(sysctl -n "${kv%%=*}" 2>/dev/null)" != "${kv#*=}" ]; then
+    quiet sysctl -w "$kv"
+    changed "set $kv"
+  fi
+done
+
+# CNI plugins in /opt/cni/bin, where containerd looks for them.
+src=$(cni_source)
+[ -n "$src" ] || fail "no CNI reference plugins (loopback, bridge, host-local, portmap) found in /opt/cni/bin, /usr/lib/cni or /usr/libexec/cni"
+if [ "$src" != /opt/cni/bin ]; then
+  mkdir -p /opt/cni/bin
+  for p in "$src"/*; do
+    if [ ! -e "/opt/cni/bin/${p##*/}" ]; then ln -s "$p" "/opt/cni/bin/${p##*/}"; fi
+  done
+  changed "linked the CNI plugins in $src into /opt/cni/bin"
+fi
+
+# containerd: configuration, registries, proxy. Only a changed config.toml or unit drop-in
+# restarts it; hosts.toml and CA files are read at every pull.
+restart_containerd=0
+reload_units=0
+{{file "/etc/containerd/config.toml" .ContainerdMode .ContainerdConfig "restart_containerd"}}
+{{- range .Registries}}
+{{- if .CA}}
+{{file .CAPath "0644" .CA ""}}
+{{- end}}
+{{file (printf "/etc/containerd/certs.d/%s/hosts.toml" .Dir) "0644" .HostsTOML ""}}
+{{- end}}
+registry_dirs=({{qs .RegistryDirs}})
+for f in /etc/containerd/certs.d/*/hosts.toml; do
+  [ -f "$f" ] && head -n 1 "$f" | grep -q '^# Managed by slipway' || continue
+  dir=${f%/hosts.toml}
+  keep=0
+  for d in ${registry_dirs[@]+"${registry_dirs[@]}"}; do [ "${dir##*/}" != "$d" ] || keep=1; done
+  [ "$keep" = 1 ] || remove_path "$dir"
+done
+proxy_dropin=/etc/systemd/system/containerd.service.d/http-proxy.conf
+{{- if .ProxyDropIn}}
+{{file "/etc/systemd/system/containerd.service.d/http-proxy.conf" "0644" .ProxyDropIn "reload_units"}}
+{{- else}}
+if [ -f "$proxy_dropin" ] && head -n 1 "$proxy_dropin" | grep -q '^# Written by slipway'; then
+  remove_path "$proxy_dropin" reload_units
+fi
+{{- end}}
+{{- if eq .Family "flatcar"}}
+# Flatcar's unit reads its configuration from CONTAINERD_CONFIG (the OS default is in /usr).
+{{file "/etc/systemd/system/containerd.service.d/10-slipway-config.conf" "0644" "# Written by slipway: use /etc/containerd/config.toml.\n[Service]\nEnvironment=CONTAINERD_CONFIG=/etc/containerd/config.toml\n" "reload_units"}}
+{{- end}}
+if [ "$reload_units" = 1 ]; then
+  quiet systemctl daemon-reload
+  restart_containerd=1
+fi
+enable_unit containerd
+if [ "$restart_containerd" = 1 ]; then
+  quiet systemctl restart containerd
+  changed "restarted containerd"
+elif ! active containerd; then
+  quiet systemctl start containerd
+  changed "started containerd"
+fi
+wait_for 60 "containerd to answer on /run/containerd/containerd.sock" ctr version
+
+# The kubelet's resolver file: real upstream servers, never loopback ones, which inside a pod
+# would be the pod itself.
+upstream_servers() { awk '$1 == "nameserver" && $2 !~ /^(127\.|::1$|0\.0\.0\.0$)/ {print $2}' "$1" 2>/dev/null || true; }
+link_to=""
+for f in /etc/resolv.conf /run/systemd/resolve/resolv.conf; do
+  if [ -n "$(upstream_servers "$f")" ]; then link_to=$f; break; fi
+done
+resolv={{q .ResolvConf}}
+if [ -n "$link_to" ]; then
+  if [ "$(readlink "$resolv" 2>/dev/null)" != "$link_to" ]; then
+    mkdir -p "$(dirname "$resolv")"
+    ln -sfn "$link_to" "$resolv"
+    changed "linked $resolv to $link_to"
+  fi
+else
+{{- if .UpstreamDNS}}
+  {
+    echo "# Written by slipway: /etc/resolv.conf names only loopback DNS servers."
+    grep -E '^search[[:space:]]' /etc/resolv.conf || true
+    printf 'nameserver %s\n' {{qs .UpstreamDNS}}
+  } | put_file "$resolv" 0644
+{{- else}}
+  fail "/etc/resolv.conf names only loopback DNS servers and no upstream DNS servers were given: in pods (CoreDNS first) they would point at the pod itself"
+{{- end}}
+fi

@@ -1,0 +1,90 @@
+{{- /* Order matters: kubeadm first (it stops static pods and removes containers through the
+CRI), then what it leaves behind. */ -}}
+# kubeadm reset stops the control plane, removes the node's containers and etcd member data.
+# The kubelet package ships an empty manifests directory; only real state calls for kubeadm.
+if command -v kubeadm >/dev/null &&
+  { [ -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)" ] || [ -e /etc/kubernetes/kubelet.conf ] ||
+    [ -e /var/lib/kubelet/config.yaml ] || [ -e /var/lib/etcd/member ]; }; then
+  quiet kubeadm reset -f --cri-socket {{q .CRISocket}}
+  changed "ran kubeadm reset"
+fi
+if active kubelet; then
+  quiet systemctl stop kubelet
+  changed "stopped the kubelet"
+fi
+
+# Volumes that pods left mounted below /var/lib/kubelet, deepest first.
+awk '$2 ~ "^/var/lib/kubelet/" {print $2}' /proc/mounts | sort -r | while read -r m; do
+  umount "$m" && changed "unmounted $m"
+done
+for d in {{qs .Dirs}}; do
+  remove_path "$d"
+done
+
+# iptables rules and chains of kube-proxy (KUBE-*) and the CNIs (FLANNEL*, cali-*, CILIUM*),
+# in every table, for IPv4 and IPv6. Other rules (Docker's, the administrator's) stay.
+pattern='(^:|-[AIjg] )(KUBE-|FLANNEL|cali-|CILIUM)|flanneld masq'
+for family in iptables ip6tables; do
+  command -v "$family-save" >/dev/null || continue
+  for table in filter nat mangle raw; do
+    rules=$("$family-save" -t "$table" 2>/dev/null) || continue
+    if grep -Eq "$pattern" <<<"$rules"; then
+      grep -Ev "$pattern" <<<"$rules" | "$family-restore" -T "$table"
+      changed "removed Kubernetes and CNI rules from the $family $table table"
+    fi
+  done
+done
+if command -v ipvsadm >/dev/null && [ -n "$(ipvsadm -Sn 2>/dev/null)" ]; then
+  quiet ipvsadm --clear
+  changed "cleared IPVS services"
+fi
+for i in {{qs .Interfaces}}; do
+  if ip link show "$i" >/dev/null 2>&1; then
+    quiet ip link delete "$i"
+    changed "deleted interface $i"
+  fi
+done
+{{- if .RemoveBinaries}}
+
+# What InstallKubernetes installed, the kubelet's enablement first: package removal leaves
+# the link in multi-user.target.wants behind.
+if systemctl is-enabled --quiet kubelet 2>/dev/null; then
+  quiet systemctl disable kubelet
+  changed "disabled kubelet"
+fi
+{{- if and .Packages (eq .Family "debian")}}
+installed=()
+for p in kubeadm kubelet kubectl cri-tools kubernetes-cni; do
+  # "install ok installed", or "hold ok installed" for the held ones.
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q ' ok installed$'; then installed+=("$p"); fi
+done
+if [ "${#installed[@]}" -gt 0 ]; then
+  quiet apt-mark unhold "${installed[@]}"
+  DEBIAN_FRONTEND=noninteractive quiet apt-get purge -y "${installed[@]}"
+  changed "removed ${installed[*]}"
+fi
+remove_path /etc/apt/sources.list.d/kubernetes.list
+remove_path /etc/apt/keyrings/kubernetes-apt-keyring.gpg
+{{- else if .Packages}}
+installed=()
+for p in kubeadm kubelet kubectl cri-tools kubernetes-cni; do
+  if rpm -q "$p" >/dev/null 2>&1; then installed+=("$p"); fi
+done
+if [ "${#installed[@]}" -gt 0 ]; then
+  quiet dnf remove -y "${installed[@]}"
+  changed "removed ${installed[*]}"
+fi
+remove_path /etc/yum.repos.d/kubernetes.repo
+{{- else}}
+units=0
+for f in /etc/systemd/system/kubelet.service /etc/systemd/system/kubelet.service.d/10-kubeadm.conf; do
+  if [ -f "$f" ] && head -n 1 "$f" | grep -q '^# Written by slipway'; then
+    remove_path "$f" units
+  fi
+done
+if [ "$units" = 1 ]; then quiet systemctl daemon-reload; fi
+for b in kubeadm kubelet kubectl; do
+  remove_path {{q .BinDir}}/"$b"
+done
+{{- end}}
+{{- end}}

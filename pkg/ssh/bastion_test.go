@@ -1,0 +1,66 @@
+package ssh_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/ssh"
+	"github.com/slipway-dev/slipway/pkg/ssh/internal/sshd"
+)
+
+// TestBastionChain goes through two bastions to a host that listens only
+// on the loopback of a network namespace, so only the second bastion (in
+// that namespace) can reach it.
+func TestBastionChain(t *testing.T) {
+	sshd.Require(t)
+	dir := sshd.TempDir(t)
+	key := sshd.NewKey(t, dir, "id", "")
+	jumpKey := sshd.NewKey(t, dir, "jump", "")
+	ns := sshd.NewNetns(t)
+	outer := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{jumpKey}})
+	inner := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{jumpKey}, Netns: ns.Name, Address: ns.IP})
+	hidden := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}, Netns: ns.Name, Address: "127.0.0.1"})
+
+	target := hidden.Target("worker-1", "root", key)
+	target.Bastions = []ssh.Target{
+		outer.Target("jump-outer", "root", jumpKey),
+		inner.Target("jump-inner", "root", jumpKey),
+	}
+	p := newPool(t, ssh.Options{})
+	out, err := p.Host(target).Command(ctxFor(t, time.Minute), "sh", "-c", "echo $SSH_CONNECTION").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sshd reports "client-ip client-port server-ip server-port": the
+	// hidden host was reached on its namespace loopback.
+	if f := strings.Fields(string(out)); len(f) != 4 || f[2] != "127.0.0.1" || f[3] != itoa(hidden.Port) {
+		t.Fatalf("SSH_CONNECTION = %q", out)
+	}
+
+	// A second host behind the same bastions shares their connections.
+	target2 := target
+	target2.Name = "worker-2"
+	if err := p.Host(target2).Command(ctxFor(t, time.Minute), "true").Run(); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(outer.Log(), "Accepted publickey"); n != 1 {
+		t.Errorf("outer bastion accepted %d logins, want 1 shared connection", n)
+	}
+
+	// With the outer bastion down, a fresh pool says which hop failed.
+	outer.Stop()
+	p2 := newPool(t, ssh.Options{ConnectAttempts: 2})
+	err = p2.Host(target).Command(ctxFor(t, time.Minute), "true").Run()
+	var ce *ssh.ConnectError
+	if !errors.As(err, &ce) || ce.Host != "worker-1" || ce.Via != "jump-inner" {
+		t.Fatalf("err = %v, want a ConnectError for worker-1 via jump-inner", err)
+	}
+	for _, want := range []string{"through bastion jump-inner", "connecting to jump-outer as root (127.0.0.1:" + itoa(outer.Port) + ")", "connection refused", "gave up after 2 attempts"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+	t.Logf("user sees: %v", err)
+}

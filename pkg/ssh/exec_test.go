@@ -1,0 +1,135 @@
+package ssh_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/ssh"
+	"github.com/slipway-dev/slipway/pkg/ssh/internal/sshd"
+)
+
+func TestExec(t *testing.T) {
+	var verbose bytes.Buffer
+	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose})
+	h := e.host("root")
+	ctx := ctxFor(t, time.Minute)
+
+	tests := []struct {
+		name       string
+		cmd        func() *ssh.Cmd
+		wantStdout string
+		wantErr    string // substring of the error; empty means success
+		wantStatus int
+	}{
+		{name: "stdout", cmd: func() *ssh.Cmd { return h.Command(ctx, "echo", "hello", "world") }, wantStdout: "hello world\n"},
+		{
+			name: "arguments are quoted, not interpreted",
+			cmd: func() *ssh.Cmd {
+				return h.Command(ctx, "printf", "%s|", "$(id -u)", "a b", "it's", "*", "line\nbreak", "")
+			},
+			wantStdout: "$(id -u)|a b|it's|*|line\nbreak||",
+		},
+		{
+			name: "env for a command",
+			cmd: func() *ssh.Cmd {
+				c := h.Command(ctx, "sh", "-c", `printf '%s' "$GREETING"`)
+				c.Env = []string{"GREETING=hi; rm -rf / 'x'"}
+				return c
+			},
+			wantStdout: "hi; rm -rf / 'x'",
+		},
+		{
+			name: "script with env over stdin",
+			cmd: func() *ssh.Cmd {
+				c := h.Script(ctx, "greet", "set -euo pipefail\necho \"$A-$B\"\necho err >&2\n")
+				c.Env = []string{"A=1", "B=two words"}
+				return c
+			},
+			wantStdout: "1-two words\n",
+		},
+		{
+			name: "stdin",
+			cmd: func() *ssh.Cmd {
+				c := h.Command(ctx, "tr", "a-z", "A-Z")
+				c.Stdin = strings.NewReader("shout")
+				return c
+			},
+			wantStdout: "SHOUT",
+		},
+		{
+			name:       "exit status and stderr tail",
+			cmd:        func() *ssh.Cmd { return h.Command(ctx, "sh", "-c", "echo first >&2; echo last words >&2; exit 3") },
+			wantErr:    "running sh -c 'echo first >&2; echo last words >&2; exit 3' on node-1: exit status 3\n  stderr: first\n  stderr: last words",
+			wantStatus: 3,
+		},
+		{
+			name:       "failing script names the script",
+			cmd:        func() *ssh.Cmd { return h.Script(ctx, "install-containerd", "echo no such package >&2\nexit 100\n") },
+			wantErr:    "running script install-containerd on node-1: exit status 100\n  stderr: no such package",
+			wantStatus: 100,
+		},
+		{
+			name: "invalid env name is rejected before anything runs",
+			cmd: func() *ssh.Cmd {
+				c := h.Command(ctx, "true")
+				c.Env = []string{"BAD-NAME=x"}
+				return c
+			},
+			wantErr: `environment variable name "BAD-NAME" is invalid`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := tt.cmd().Output()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if string(out) != tt.wantStdout {
+					t.Fatalf("stdout = %q, want %q", out, tt.wantStdout)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+			}
+			var ee *ssh.ExitError
+			if tt.wantStatus != 0 && (!errors.As(err, &ee) || ee.ExitStatus != tt.wantStatus || ee.Host != "node-1") {
+				t.Fatalf("error %#v is not an ExitError with status %d on node-1", err, tt.wantStatus)
+			}
+		})
+	}
+	// stdout and stderr are separate streams: their relative order is not
+	// fixed, only each line's integrity.
+	if v := verbose.String(); !strings.Contains(v, "[node-1] $ A=… B=… script greet\n") ||
+		!strings.Contains(v, "\n[node-1] 1-two words\n") || !strings.Contains(v, "\n[node-1] err\n") ||
+		!strings.Contains(v, "[node-1] $(id -u)|a b|it's|*|line\n[node-1] break||\n") || strings.Contains(v, "B=two") || strings.Contains(v, "GREETING=hi") {
+		t.Errorf("verbose output lacks prefixed lines or shows env values:\n%s", verbose.String())
+	}
+}
+
+func TestCancel(t *testing.T) {
+	e := newEnv(t, sshd.Config{}, ssh.Options{})
+	h := e.host("root")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := h.Command(ctx, "sleep", "31337").Run()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	// The connection survives a cancelled command, and the command is gone
+	// (pgrep exits 1 when nothing matches).
+	out, err := h.Command(ctxFor(t, time.Minute), "pgrep", "-f", "sleep 31337").Output()
+	var ee *ssh.ExitError
+	if !errors.As(err, &ee) || ee.ExitStatus != 1 {
+		t.Fatalf("after cancel, pgrep: %q, %v; want exit status 1 (no such process)", out, err)
+	}
+}

@@ -1,0 +1,78 @@
+package ssh
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SudoPolicy says how commands get root.
+type SudoPolicy int
+
+const (
+	// SudoAuto runs commands through `sudo -n` when the login user is not
+	// root, and directly as root otherwise.
+	SudoAuto SudoPolicy = iota
+	// SudoNever runs every command as the login user.
+	SudoNever
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultDialTimeout     = 10 * time.Second
+	DefaultKeepAlive       = 15 * time.Second
+	DefaultConnectAttempts = 3
+)
+
+// Options configures a Pool. The zero value verifies host keys against
+// ~/.ssh/known_hosts and refuses unknown hosts.
+type Options struct {
+	// KnownHostsFiles are the user's known_hosts files. nil means
+	// ~/.ssh/known_hosts; an empty non-nil slice means none. Missing files
+	// are skipped.
+	KnownHostsFiles []string
+	// ClusterKnownHostsFile is the per-cluster known_hosts file slipway
+	// maintains. It is consulted like KnownHostsFiles, and trust on first
+	// use records new keys in it.
+	ClusterKnownHostsFile string
+	// TrustOnFirstUse accepts an unknown host's key and records it in
+	// ClusterKnownHostsFile (which must then be set). A key that differs
+	// from a recorded or pinned one is refused regardless.
+	TrustOnFirstUse bool
+	// DialTimeout bounds the TCP dial plus the SSH handshake of one hop.
+	DialTimeout time.Duration
+	// KeepAlive is the interval of keepalive@openssh.com requests; a
+	// connection that misses three in a row is closed and redialed on next
+	// use. Negative disables keepalives.
+	KeepAlive time.Duration
+	// ConnectAttempts is how often a transient dial failure (refused,
+	// reset, timed out) is tried before giving up, with exponential backoff.
+	ConnectAttempts int
+	// Passphrase decrypts passphrase-protected keys; nil means
+	// DefaultPassphrase ($SLIPWAY_SSH_PASSPHRASE, then a TTY prompt).
+	Passphrase PassphraseFunc
+	// Verbose, when set, receives every command line and the live remote
+	// output of every command, each line prefixed with "[host] ".
+	Verbose io.Writer
+	// Sudo says how commands get root.
+	Sudo SudoPolicy
+}
+
+func (o Options) withDefaults() Options {
+	if o.KnownHostsFiles == nil {
+		if home, err := os.UserHomeDir(); err == nil {
+			o.KnownHostsFiles = []string{filepath.Join(home, ".ssh", "known_hosts")}
+		}
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.ConnectAttempts <= 0 {
+		o.ConnectAttempts = DefaultConnectAttempts
+	}
+	return o
+}

@@ -1,0 +1,97 @@
+package ssh
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// tailBuffer keeps the last max bytes written to it: the stderr tail an
+// ExitError shows, without holding a chatty command's whole output.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// syncBuffer lets stdout and stderr, copied by separate goroutines, share
+// one buffer for CombinedOutput.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Bytes()
+}
+
+// prefixWriter writes complete lines to out, each prefixed with "[host] ".
+// Lines are written whole under a lock shared by every host of a pool, so
+// parallel hosts never interleave within a line. Flush writes a trailing
+// partial line.
+type prefixWriter struct {
+	out    io.Writer
+	mu     *sync.Mutex
+	prefix []byte
+	line   []byte
+}
+
+func newPrefixWriter(out io.Writer, mu *sync.Mutex, host string) *prefixWriter {
+	return &prefixWriter{out: out, mu: mu, prefix: []byte("[" + host + "] ")}
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.line = append(w.line, p...)
+			break
+		}
+		w.line = append(w.line, p[:i+1]...)
+		p = p[i+1:]
+		w.emit()
+	}
+	return n, nil
+}
+
+func (w *prefixWriter) emit() {
+	w.mu.Lock()
+	// Verbose output is best effort: a broken terminal must not fail the
+	// command it describes.
+	_, _ = w.out.Write(append(append([]byte(nil), w.prefix...), w.line...))
+	w.mu.Unlock()
+	w.line = w.line[:0]
+}
+
+// Flush writes a final line that had no newline.
+func (w *prefixWriter) Flush() {
+	if len(w.line) > 0 {
+		w.line = append(w.line, '\n')
+		w.emit()
+	}
+}

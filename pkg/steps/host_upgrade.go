@@ -1,0 +1,170 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubectl/pkg/drain"
+
+	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+)
+
+const (
+	upgradeConfig = kubeadmDir + "/upgrade.yaml"
+	drainTimeout  = 10 * time.Minute
+)
+
+// UpgradePreflight checks that the cluster can be upgraded now: every node Ready, and on
+// cgroup v1 hosts the kubelet-config ConfigMap already tells new kubelets not to refuse them
+// (kubeadm copies it to every node during the upgrade).
+func (e *Env) UpgradePreflight(ctx context.Context, _ string) error {
+	c, err := e.Kube(ctx)
+	if err != nil {
+		return err
+	}
+	nodes, err := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	var notReady []string
+	for i := range nodes.Items {
+		if !NodeReady(&nodes.Items[i]) {
+			notReady = append(notReady, nodes.Items[i].Name)
+		}
+	}
+	if len(notReady) > 0 {
+		return fmt.Errorf("nodes %s are not Ready: an upgrade drains nodes one by one and needs the others to take their pods; fix them first", strings.Join(notReady, ", "))
+	}
+	cms := c.Kube.CoreV1().ConfigMaps("kube-system")
+	cm, err := cms.Get(ctx, "kubelet-config", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading kubelet-config: %w", err)
+	}
+	patched, changed, err := kubeadm.PatchKubeletConfig([]byte(cm.Data["kubelet"]), e.Cluster, e.kubeletParams())
+	if err != nil {
+		return err
+	}
+	if changed {
+		cm.Data["kubelet"] = string(patched)
+		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating kubelet-config: %w", err)
+		}
+		e.logf("", "updated the kubelet-config ConfigMap for the new version")
+	}
+	return nil
+}
+
+// UpgradeLeader upgrades the cluster-wide components from the leader.
+func (e *Env) UpgradeLeader(ctx context.Context, host string) error {
+	return e.upgrade(ctx, host, true)
+}
+
+// UpgradeNode upgrades one more node: drain, kubeadm upgrade node, kubelet, uncordon.
+func (e *Env) UpgradeNode(ctx context.Context, host string) error {
+	return e.upgrade(ctx, host, false)
+}
+
+func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
+	n, err := e.Node(host)
+	if err != nil {
+		return err
+	}
+	c, err := e.Kube(ctx)
+	if err != nil {
+		return err
+	}
+	h := e.Hosts[host]
+	if err := e.cordonAndDrain(ctx, c, n.Name); err != nil {
+		return err
+	}
+	if err := e.installBinaries(ctx, host); err != nil {
+		return err
+	}
+	np, err := e.nodeParams(n)
+	if err != nil {
+		return err
+	}
+	cfg, err := kubeadm.UpgradeConfig(e.Cluster, np)
+	if err != nil {
+		return err
+	}
+	if err := e.writeKubeadmFiles(ctx, n, upgradeConfig, cfg); err != nil {
+		return err
+	}
+	args := []string{"upgrade", "node", "--config", upgradeConfig}
+	if leader {
+		args = []string{"upgrade", "apply", "--config", upgradeConfig, "--yes"}
+	}
+	if err := h.Command(ctx, "kubeadm", args...).Run(); err != nil {
+		return err
+	}
+	if err := h.Command(ctx, "systemctl", "restart", "kubelet").Run(); err != nil {
+		return err
+	}
+	if err := e.waitKubelet(ctx, c, n.Name); err != nil {
+		return err
+	}
+	return uncordon(ctx, c, n.Name)
+}
+
+// waitKubelet waits until the node reports the wanted kubelet version and is Ready.
+func (e *Env) waitKubelet(ctx context.Context, c *kube.Client, name string) error {
+	want := "v" + strings.TrimPrefix(e.Cluster.Versions.Kubernetes, "v")
+	return kube.Wait(ctx, fmt.Sprintf("node %s to run kubelet %s and be Ready", name, want), 5*time.Minute, func(ctx context.Context) (bool, string, error) {
+		n, err := c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		v := n.Status.NodeInfo.KubeletVersion
+		return v == want && NodeReady(n), fmt.Sprintf("kubelet %s, ready %t", v, NodeReady(n)), nil
+	})
+}
+
+// cordonAndDrain evicts the node's pods through the Eviction API, which honours
+// PodDisruptionBudgets: a blocked eviction is retried until the drain timeout.
+func (e *Env) cordonAndDrain(ctx context.Context, c *kube.Client, name string) error {
+	node, err := c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	d := drainer(ctx, c)
+	if err := drain.RunCordonOrUncordon(d, node, true); err != nil {
+		return fmt.Errorf("cordoning %s: %w", name, err)
+	}
+	if err := drain.RunNodeDrain(d, name); err != nil {
+		return fmt.Errorf("draining %s: %w", name, err)
+	}
+	e.logf(name, "drained")
+	return nil
+}
+
+func uncordon(ctx context.Context, c *kube.Client, name string) error {
+	node, err := c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return drain.RunCordonOrUncordon(drainer(ctx, c), node, false)
+}
+
+func drainer(ctx context.Context, c *kube.Client) *drain.Helper {
+	return &drain.Helper{
+		Ctx:                 ctx,
+		Client:              c.Kube,
+		Force:               false,
+		GracePeriodSeconds:  -1,
+		IgnoreAllDaemonSets: true,
+		DeleteEmptyDirData:  true,
+		Timeout:             drainTimeout,
+		Out:                 io.Discard,
+		ErrOut:              io.Discard,
+	}
+}

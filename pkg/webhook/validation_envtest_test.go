@@ -1,0 +1,170 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+const testKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ops@example"
+
+func providerSpec(mutate func(map[string]any)) v1alpha1.ProviderSpec {
+	v := map[string]any{"cloudProvider": "openstack", "cloudProviderSpec": map[string]any{"flavor": "m1.small"},
+		"operatingSystem": "ubuntu", "sshPublicKeys": []string{testKey}}
+	if mutate != nil {
+		mutate(v)
+	}
+	raw, _ := json.Marshal(v)
+	return v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}}
+}
+
+func validSpec() v1alpha1.MachineSpec {
+	return v1alpha1.MachineSpec{ProviderSpec: providerSpec(nil), Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"}}
+}
+
+// TestAdmissionRejectsBadSpecs sends bad MachineDeployments, MachineSets and Machines through
+// the real API server and expects 422 Invalid naming the field at fault.
+func TestAdmissionRejectsBadSpecs(t *testing.T) {
+	env := envtest.Get(t)
+	ns := env.Namespace(t)
+	tests := []struct {
+		name   string
+		obj    func() client.Object
+		field  string
+		reason string
+	}{
+		{"selector does not match labels", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Selector.MatchLabels = map[string]string{"group": "b"}
+			return md
+		}, "spec.template.metadata.labels", "must match the selector"},
+		{"maxSurge and maxUnavailable both 0", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Strategy = &v1alpha1.MachineDeploymentStrategy{RollingUpdate: &v1alpha1.MachineRollingUpdateDeployment{
+				MaxSurge: ptr(intstr.FromInt32(0)), MaxUnavailable: ptr(intstr.FromString("0%"))}}
+			return md
+		}, "spec.strategy.rollingUpdate.maxUnavailable", "may not be 0"},
+		{"maxSurge not a number", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Strategy = &v1alpha1.MachineDeploymentStrategy{RollingUpdate: &v1alpha1.MachineRollingUpdateDeployment{
+				MaxSurge: ptr(intstr.FromString("lots"))}}
+			return md
+		}, "spec.strategy.rollingUpdate.maxSurge", "integer or a percentage"},
+		{"maxUnavailable over 100%", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Strategy = &v1alpha1.MachineDeploymentStrategy{RollingUpdate: &v1alpha1.MachineRollingUpdateDeployment{
+				MaxUnavailable: ptr(intstr.FromString("150%"))}}
+			return md
+		}, "spec.strategy.rollingUpdate.maxUnavailable", "100%"},
+		{"kubelet not semver", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.Versions.Kubelet = "latest"
+			return md
+		}, "spec.template.spec.versions.kubelet", "not a semantic version"},
+		{"kubelet too new", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.Versions.Kubelet = "1.36.0"
+			return md
+		}, "spec.template.spec.versions.kubelet", v1alpha1.SupportedKubernetesMinors},
+		{"SSH key does not parse", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.ProviderSpec = providerSpec(func(v map[string]any) { v["sshPublicKeys"] = []string{"ssh-rsa AAAA not-a-key"} })
+			return md
+		}, "spec.template.spec.providerSpec.value.sshPublicKeys[0]", "SSH public key"},
+		{"no cloudProvider", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.ProviderSpec = providerSpec(func(v map[string]any) { delete(v, "cloudProvider") })
+			return md
+		}, "spec.template.spec.providerSpec.value.cloudProvider", "Required"},
+		{"unknown operating system", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.ProviderSpec = providerSpec(func(v map[string]any) { v["operatingSystem"] = "windows" })
+			return md
+		}, "spec.template.spec.providerSpec.value.operatingSystem", "Unsupported value"},
+		{"bad taint effect", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "a", Effect: "Sometimes"}}
+			return md
+		}, "spec.template.spec.taints[0].effect", "Unsupported value"},
+		{"machineset selector mismatch", func() client.Object {
+			md := validMD(ns)
+			return &v1alpha1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: "ms", Namespace: ns},
+				Spec: v1alpha1.MachineSetSpec{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"x": "y"}}, Template: md.Spec.Template}}
+		}, "spec.template.metadata.labels", "must match the selector"},
+		{"machine with bad deletion policy", func() client.Object {
+			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns,
+				Annotations: map[string]string{v1alpha1.DeletionPolicyAnnotation: "yolo"}}, Spec: validSpec()}
+		}, "metadata.annotations[cluster.k8s.io/deletion-policy]", "Unsupported value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := env.Client.Create(context.Background(), tt.obj(), client.DryRunAll)
+			if !apierrors.IsInvalid(err) {
+				t.Fatalf("create = %v, want 422 Invalid", err)
+			}
+			for _, c := range err.(apierrors.APIStatus).Status().Details.Causes {
+				if c.Field == tt.field && strings.Contains(c.Message, tt.reason) {
+					return
+				}
+			}
+			t.Fatalf("no cause on %s containing %q in: %v", tt.field, tt.reason, err)
+		})
+	}
+	if err := env.Client.Create(context.Background(), validMD(ns), client.DryRunAll); err != nil {
+		t.Fatalf("the valid MachineDeployment was rejected: %v", err)
+	}
+}
+
+// TestMachineSpecImmutable: after create, only spec.providerID may change: set, and changed
+// when the controller's provider replaces the server, but never removed, nor changed together
+// with anything else.
+func TestMachineSpecImmutable(t *testing.T) {
+	env := envtest.Get(t)
+	ctx := context.Background()
+	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: env.Namespace(t)}, Spec: validSpec()}
+	if err := env.Client.Create(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		change  func(m *v1alpha1.Machine)
+		allowed bool
+	}{
+		{"kubelet version", func(m *v1alpha1.Machine) { m.Spec.Versions.Kubelet = "1.35.0" }, false},
+		{"node labels", func(m *v1alpha1.Machine) { m.Spec.Labels = map[string]string{"a": "b"} }, false},
+		{"providerID set", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///1") }, true},
+		{"providerID changed to a replacement server", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///2") }, true},
+		{"providerID changed with the kubelet version", func(m *v1alpha1.Machine) {
+			m.Spec.ProviderID, m.Spec.Versions.Kubelet = ptr("openstack:///3"), "1.35.0"
+		}, false},
+		{"providerID removed", func(m *v1alpha1.Machine) { m.Spec.ProviderID = nil }, false},
+		{"providerID emptied", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("") }, false},
+		{"annotations", func(m *v1alpha1.Machine) { m.Annotations = map[string]string{v1alpha1.MaintenanceAnnotation: "true"} }, true},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			if !env.Get(t, m) {
+				t.Fatal("machine gone")
+			}
+			s.change(m)
+			err := env.Client.Update(ctx, m)
+			switch {
+			case s.allowed && err != nil:
+				t.Fatalf("update rejected: %v", err)
+			case !s.allowed && !apierrors.IsInvalid(err):
+				t.Fatalf("update = %v, want 422 Invalid (spec is immutable)", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package webhook_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(envtest.Main(m)) }
+
+// examplePath is the MachineDeployment operators write today, kept in shared/ beside the repo.
+func examplePath(t *testing.T, env *envtest.Env) string {
+	for _, p := range []string{
+		filepath.Join(env.Root, "..", "shared", "examples", "machinedeployment-openstack.yaml"),
+		filepath.Join(env.Root, "testdata", "machinedeployment-openstack.yaml"),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("machinedeployment-openstack.yaml not found next to the repository (../shared/examples)")
+	return ""
+}
+
+func readExample(t *testing.T, env *envtest.Env) *unstructured.Unstructured {
+	objs, err := envtest.ReadObjects(examplePath(t, env))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("reading the example: %d objects, %v", len(objs), err)
+	}
+	return objs[0]
+}
+
+// TestExampleManifest applies the operators' MachineDeployment exactly as written. The CRD
+// schema accepts it unchanged; admission refuses only its kubelet 1.30.3, with a message that
+// names the supported window; with a supported kubelet and nothing else changed it is accepted.
+func TestExampleManifest(t *testing.T) {
+	env := envtest.Get(t)
+	ctx := context.Background()
+
+	t.Run("CRD schema accepts it unchanged", func(t *testing.T) {
+		env.WithoutAdmission(t, func() {
+			u := readExample(t, env)
+			if err := env.Client.Create(ctx, u, client.DryRunAll); err != nil {
+				t.Fatalf("the CRD rejected the example: %v", err)
+			}
+			got, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "providerSpec", "value", "cloudProviderSpec", "serverGroupID")
+			if got != "fe9dcd44-f08a-492a-9e64-4e38e1d51573" {
+				t.Errorf("providerSpec.value was pruned: serverGroupID = %q", got)
+			}
+		})
+	})
+
+	t.Run("admission names the supported window", func(t *testing.T) {
+		err := env.Client.Create(ctx, readExample(t, env), client.DryRunAll)
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("create = %v, want an Invalid error about the kubelet version", err)
+		}
+		causes := err.(apierrors.APIStatus).Status().Details.Causes
+		if len(causes) != 1 || causes[0].Field != "spec.template.spec.versions.kubelet" ||
+			!strings.Contains(causes[0].Message, v1alpha1.SupportedKubernetesMinors) {
+			t.Fatalf("causes = %+v, want exactly one, on spec.template.spec.versions.kubelet, naming %s", causes, v1alpha1.SupportedKubernetesMinors)
+		}
+	})
+
+	t.Run("accepted with a supported kubelet and defaulted", func(t *testing.T) {
+		u := readExample(t, env)
+		if err := unstructured.SetNestedField(u.Object, "1.34.1", "spec", "template", "spec", "versions", "kubelet"); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Create(ctx, u, client.DryRunAll); err != nil {
+			t.Fatalf("create = %v", err)
+		}
+		surge, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "strategy", "rollingUpdate", "maxSurge")
+		deadline, _, _ := unstructured.NestedInt64(u.Object, "spec", "progressDeadlineSeconds")
+		if surge == nil || deadline != 600 {
+			t.Errorf("defaults not applied: maxSurge=%v progressDeadlineSeconds=%d", surge, deadline)
+		}
+	})
+}
+
+// validMD returns a MachineDeployment that admission accepts.
+func validMD(ns string) *v1alpha1.MachineDeployment {
+	labels := map[string]string{"group": "a"}
+	return &v1alpha1.MachineDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "md", Namespace: ns},
+		Spec: v1alpha1.MachineDeploymentSpec{
+			Replicas: ptr(int32(2)),
+			Selector: metav1.LabelSelector{MatchLabels: labels},
+			Template: v1alpha1.MachineTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: validSpec()},
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,6 @@
+package main
+
+import "go.uber.org/zap/zapcore"
+
+// zapErrorsOnly keeps the benchmark's output to its figures.
+const zapErrorsOnly = zapcore.ErrorLevel

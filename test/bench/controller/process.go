@@ -1,0 +1,148 @@
+package controller
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+// controllerProcess is a running fakecontroller.
+type controllerProcess struct {
+	cmd     *exec.Cmd
+	metrics string
+}
+
+// startController builds fakecontroller and runs it as the machine-controller service account.
+func startController(b *testing.B, env *envtest.Env, ns string, qps, workers int) *controllerProcess {
+	b.Helper()
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "fakecontroller")
+	build := exec.Command("go", "build", "-o", bin, "./fakecontroller")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("building fakecontroller: %v", err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := writeKubeconfig(env.ControllerConfig, kubeconfig); err != nil {
+		b.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", addr, "--namespace", ns,
+		"--kube-api-qps", strconv.Itoa(qps), "--kube-api-burst", strconv.Itoa(2*qps), "--poll-interval", "1s",
+		"--workers", strconv.Itoa(workers))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	// BENCH_GOMEMLIMIT, when set, becomes the controller's GOMEMLIMIT, to measure memory under the
+	// soft limit a Deployment would set.
+	cmd.Env = os.Environ()
+	if l := os.Getenv("BENCH_GOMEMLIMIT"); l != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+l)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("starting fakecontroller: %v", err)
+	}
+	p := &controllerProcess{cmd: cmd, metrics: "http://" + addr + "/metrics"}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_, _ = cmd.Process.Wait()
+	})
+	envtest.Eventually(b, time.Minute, "the controller's metrics endpoint", func() (bool, string) {
+		_, err := p.requests()
+		return err == nil, fmt.Sprint(err)
+	})
+	return p
+}
+
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["u"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	kc.CurrentContext = "c"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// requests sums client-go's rest_client_requests_total from the controller's metrics: every
+// request it sent to the API server, watches included.
+func (p *controllerProcess) requests() (float64, error) {
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing %q: %w", line, err)
+		}
+		sum += v
+	}
+	return sum, sc.Err()
+}
+
+// memory returns the process's resident set now and its peak, in MiB.
+func (p *controllerProcess) memory() (rss, peak float64, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return rss, peak, nil
+}
+
+// heap returns the controller's live heap after the last garbage collection in MiB, from the Go
+// runtime metrics it exports: RSS minus this is collector headroom, runtime and binary pages.
+func (p *controllerProcess) heap() (float64, error) {
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "go_gc_heap_live_bytes" {
+			v, err := strconv.ParseFloat(f[1], 64)
+			return v / (1 << 20), err
+		}
+	}
+	return 0, fmt.Errorf("no go_gc_heap_live_bytes in the metrics")
+}

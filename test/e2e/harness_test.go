@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"text/template"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
+)
+
+// harness is one sandbox and a working directory for slipway runs.
+type harness struct {
+	t   *testing.T
+	sb  *sandboxapi.Sandbox
+	dir string
+}
+
+// needDocker skips (or, in CI, fails) when no Docker daemon answers.
+func needDocker(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e test: needs Docker sandbox hosts; skipped under -short")
+	}
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Docker daemon answers, and CI must provide one: %v", err)
+		}
+		t.Skipf("no Docker daemon answers (%v); `make ci-docker` starts one", err)
+	}
+}
+
+// upSandbox brings up a sandbox for one test, removed when the test ends.
+func upSandbox(t *testing.T, name, subnet string, hosts, controlPlanes int, lb bool) *harness {
+	t.Helper()
+	needDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
+		Name: name, Dir: filepath.Join(t.TempDir(), "sandbox"), Subnet: subnet,
+		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log,
+	})
+	if err != nil {
+		t.Fatalf("sandbox up: %v\n%s", err, log.String())
+	}
+	t.Logf("sandbox %s up:\n%s", name, log.String())
+	t.Cleanup(func() {
+		if os.Getenv("SLIPWAY_E2E_KEEP") != "" {
+			t.Logf("keeping sandbox %s (SLIPWAY_E2E_KEEP); remove it with: go run ./test/sandbox down --dir %s", name, sb.Dir)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := sb.Down(ctx); err != nil {
+			t.Errorf("sandbox down: %v", err)
+		}
+	})
+	return &harness{t: t, sb: sb, dir: t.TempDir()}
+}
+
+// with returns the harness bound to a subtest, so that failures stop the right test.
+func (h *harness) with(t *testing.T) *harness {
+	c := *h
+	c.t = t
+	return &c
+}
+
+// manifestParams fill the e2e manifest template.
+type manifestParams struct {
+	Name, Version, CNI string
+	Registry, Files    string
+	DNS                string
+	ControlPlanes      []sandboxapi.Host
+	Workers            []sandboxapi.Host
+	Endpoint           string
+	KeyFile            string
+	Extra              string
+}
+
+var manifestTemplate = template.Must(template.New("m").Parse(`apiVersion: slipway.dev/v1beta1
+kind: Cluster
+name: {{.Name}}
+versions:
+  kubernetes: {{.Version}}
+apiEndpoint:
+  host: {{.Endpoint}}
+controlPlane:
+  hosts:
+{{- range .ControlPlanes}}
+    - {publicAddress: {{.IP}}, hostname: {{.Name}}, sshPrivateKeyFile: {{$.KeyFile}}, sshHostPublicKey: "{{.HostKey}}"}
+{{- end}}
+{{- if .Workers}}
+staticWorkers:
+  hosts:
+{{- range .Workers}}
+    - {publicAddress: {{.IP}}, hostname: {{.Name}}, sshPrivateKeyFile: {{$.KeyFile}}, sshHostPublicKey: "{{.HostKey}}"}
+{{- end}}
+{{- end}}
+clusterNetwork:
+  cni: {{.CNI}}
+  upstreamDNS: [{{.DNS}}]
+  # Hosts are containers: their conntrack limit is read-only.
+  kubeProxy: {conntrackMaxPerCore: 0}
+# They share this machine's disk: no disk-pressure eviction (as in kind).
+kubelet:
+  evictionHard: {memory.available: 100Mi, nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
+cloudProvider: {none: {}}
+containerRuntime:
+  containerd:
+    registries:
+      registry.k8s.io: {mirrors: ["{{.Registry}}"]}
+      ghcr.io: {mirrors: ["{{.Registry}}"]}
+assets:
+  packages: {baseURL: "{{.Files}}"}
+{{.Extra}}`))
+
+// writeManifest writes a manifest for the given hosts and returns its path.
+func (h *harness) writeManifest(file string, p manifestParams) string {
+	h.t.Helper()
+	if p.Name == "" {
+		p.Name = "e2e"
+	}
+	if p.CNI == "" {
+		p.CNI = "{flannel: {}}"
+	}
+	p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
+	p.KeyFile = h.sb.Path(sandboxapi.KeyFile)
+	if p.Endpoint == "" {
+		p.Endpoint = strings.Split(h.sb.Endpoint, ":")[0]
+	}
+	var b bytes.Buffer
+	if err := manifestTemplate.Execute(&b, p); err != nil {
+		h.t.Fatal(err)
+	}
+	path := filepath.Join(h.dir, file)
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	return path
+}
+
+// host returns a sandbox host by name, re-reading the state (Recreate may change keys).
+func (h *harness) host(name string) sandboxapi.Host {
+	h.t.Helper()
+	for _, x := range h.sb.Hosts {
+		if x.Name == name {
+			return x
+		}
+	}
+	h.t.Fatalf("no sandbox host %s", name)
+	return sandboxapi.Host{}
+}
+
+func (h *harness) hosts(names ...string) []sandboxapi.Host {
+	var out []sandboxapi.Host
+	for _, n := range names {
+		out = append(out, h.host(n))
+	}
+	return out
+}
+
+// result is one slipway run.
+type result struct {
+	out      string // stdout and stderr, interleaved
+	stdout   string
+	code     int
+	killed   bool
+	duration time.Duration
+}
+
+// slipway runs the binary in the harness directory. env adds environment variables.
+func (h *harness) slipway(env []string, args ...string) result {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, slipwayBin, args...)
+	cmd.Dir = h.dir
+	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config")), env...)
+	var out, stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
+	start := time.Now()
+	err := cmd.Run()
+	r := result{out: out.String(), stdout: stdout.String(), duration: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			r.killed = true
+		}
+	default:
+		h.t.Fatalf("running slipway %s: %v", strings.Join(args, " "), err)
+	}
+	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, r.out)
+	return r
+}
+
+// mustApply runs apply to completion and fails the test otherwise.
+func (h *harness) mustApply(manifest string, extra ...string) result {
+	h.t.Helper()
+	r := h.slipway(nil, append([]string{"apply", "-m", manifest, "--auto-approve"}, extra...)...)
+	if r.code != 0 {
+		h.t.Fatalf("apply failed with exit code %d", r.code)
+	}
+	return r
+}
+
+// applyKilledAt runs apply with the kill hook at step and expects it to die there.
+func (h *harness) applyKilledAt(manifest, step string) {
+	h.t.Helper()
+	r := h.slipway([]string{"SLIPWAY_TEST_KILL_AT=" + step}, "apply", "-m", manifest, "--auto-approve")
+	if !r.killed {
+		h.t.Fatalf("apply was to be killed at %s but ended with exit code %d", step, r.code)
+	}
+}
+
+// plan returns the plan apply would carry out.
+func (h *harness) plan(manifest string) plan.Plan {
+	h.t.Helper()
+	r := h.slipway(nil, "apply", "-m", manifest, "--dry-run", "-o", "json")
+	if r.code != 0 {
+		h.t.Fatalf("apply --dry-run failed with exit code %d", r.code)
+	}
+	var p plan.Plan
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {
+		h.t.Fatalf("apply --dry-run -o json printed no JSON plan on stdout: %v", err)
+	}
+	return p
+}
+
+func stepList(p plan.Plan) []string {
+	var s []string
+	for _, st := range p.Steps {
+		s = append(s, st.String())
+	}
+	return s
+}
+
+// kube returns a client from the kubeconfig apply saved.
+func (h *harness) kube(name string) *kubernetes.Clientset {
+	h.t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(h.dir, name+"-kubeconfig"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cfg.Timeout = 30 * time.Second
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// onHost runs a shell command in a sandbox host's container.
+func (h *harness) onHost(host, script string) (string, error) {
+	out, err := exec.Command("docker", "exec", h.host(host).Container, "bash", "-c", script).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s: %s: %v: %s", host, script, err, out)
+	}
+	return string(out), nil
+}

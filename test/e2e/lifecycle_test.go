@@ -1,0 +1,286 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/slipway-dev/slipway/pkg/kube"
+)
+
+const (
+	previous = "v1.33.4"
+	current  = "v1.34.1"
+)
+
+// TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
+// before any change, an HA install interrupted three times, a no-op re-apply, the repair of a
+// reinstalled control plane, reset, a small cluster on the same hosts, and an upgrade under a
+// continuously probed workload.
+func TestLifecycle(t *testing.T) {
+	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
+	all := []string{"cp-1", "cp-2", "cp-3", "worker-1"}
+	ha := h.writeManifest("ha.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1")})
+
+	t.Run("bad input changes nothing", func(t *testing.T) { h.with(t).badInput(t, all) })
+
+	t.Run("HA install, interrupted and resumed", func(t *testing.T) {
+		h := h.with(t)
+		h.applyKilledAt(ha, "kubeadm-init")
+		h.expectPlanStartsWith(ha, "kubeadm-init on cp-1")
+		h.applyKilledAt(ha, "join-control-plane@cp-3")
+		h.expectPlanStartsWith(ha, "join-control-plane on cp-3")
+		h.applyKilledAt(ha, "join-worker")
+		h.expectPlanStartsWith(ha, "join-worker on worker-1")
+		h.mustApply(ha)
+		c := h.kube("e2e")
+		h.expectNodes(c, all, previous)
+		h.expectEtcdMembers(c, 3)
+		h.importNetcheck(all...)
+		h.checkPodNetwork(c, 4)
+	})
+
+	t.Run("re-apply is a no-op", func(t *testing.T) {
+		h := h.with(t)
+		before := h.fingerprints(all)
+		if p := h.plan(ha); len(p.Steps) != 0 {
+			t.Fatalf("a converged cluster has a plan: %v", stepList(p))
+		}
+		r := h.mustApply(ha)
+		if !strings.Contains(r.out, "nothing to do") {
+			t.Errorf("apply did not say there was nothing to do")
+		}
+		t.Logf("no-op re-apply on %d hosts took %s", len(all), r.duration.Round(100*time.Millisecond))
+		if after := h.fingerprints(all); after != before {
+			t.Errorf("a no-op apply changed the hosts:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+	})
+
+	t.Run("repair of a reinstalled control plane", func(t *testing.T) {
+		h := h.with(t)
+		c := h.kube("e2e")
+		ctx := context.Background()
+		if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "written-before-repair"}, Data: map[string]string{"k": "v"},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.sb.Recreate(ctx, "cp-3", false); err != nil {
+			t.Fatal(err)
+		}
+		h.expectPlanHas(ha, "remove-stale-member on cp-3", "join-control-plane on cp-3")
+		h.applyKilledAt(ha, "remove-stale-member")
+		h.mustApply(ha)
+		h.expectNodes(c, all, previous)
+		h.expectEtcdMembers(c, 3)
+		if _, err := c.CoreV1().ConfigMaps("default").Get(ctx, "written-before-repair", metav1.GetOptions{}); err != nil {
+			t.Fatalf("data written before the repair is gone: %v", err)
+		}
+	})
+
+	t.Run("reset leaves hosts ready for a new cluster", func(t *testing.T) {
+		h := h.with(t)
+		r := h.slipway(nil, "reset", "-m", ha, "--auto-approve")
+		if r.code != 0 {
+			t.Fatalf("reset failed")
+		}
+		for _, host := range all {
+			if out, err := h.onHost(host, "test ! -e /etc/kubernetes/admin.conf && test ! -e /etc/kubernetes/kubelet.conf && test ! -d /var/lib/etcd/member && ! systemctl is-active -q kubelet"); err != nil {
+				t.Errorf("%s is not clean after reset: %v %s", host, err, out)
+			}
+		}
+	})
+
+	small := func(version string) string {
+		return h.writeManifest("small-"+version+".yaml", manifestParams{Version: version, Endpoint: h.host("cp-1").IP,
+			ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1", "cp-3")})
+	}
+	smallHosts := []string{"cp-1", "worker-1", "cp-3"}
+
+	t.Run("one control plane and two workers on the reset hosts", func(t *testing.T) {
+		h := h.with(t)
+		h.mustApply(small(previous))
+		c := h.kube("e2e")
+		h.expectNodes(c, smallHosts, previous)
+		h.importNetcheck(smallHosts...)
+		h.checkPodNetwork(c, 3)
+	})
+
+	t.Run("upgrade under load, interrupted and resumed", func(t *testing.T) {
+		h := h.with(t)
+		c := h.kube("e2e")
+		var ips []string
+		for _, n := range smallHosts {
+			ips = append(ips, h.host(n).IP)
+		}
+		p := startProber(t, c, ips)
+		m := small(current)
+		h.expectPlanStartsWith(m, "upgrade-preflight")
+		h.applyKilledAt(m, "upgrade-node@worker-1")
+		h.mustApply(m)
+		h.expectNodes(c, smallHosts, current)
+		ok, failed, failures := p.Stop()
+		t.Logf("prober: %d requests answered, %d failed during the upgrade", ok, failed)
+		if failed > 0 {
+			t.Errorf("%d probe requests failed during the upgrade:\n%s", failed, strings.Join(failures, "\n"))
+		}
+	})
+}
+
+// badInput checks that each kind of bad input fails before any host is changed.
+func (h *harness) badInput(t *testing.T, all []string) {
+	unreachable := h.writeManifest("unreachable.yaml", manifestParams{Version: current, ControlPlanes: h.hosts("cp-1"),
+		Workers: append(h.hosts("worker-1"), fakeHost("ghost", "172.30.250.99", h.host("worker-1").HostKey))})
+	wrongKey := h.host("cp-1")
+	wrongKey.HostKey = h.host("cp-2").HostKey
+	badKey := h.writeManifest("wrong-key.yaml", manifestParams{Version: current, ControlPlanes: h.hostsList(wrongKey), Workers: h.hosts("worker-1")})
+	if out, err := h.onHost("worker-1", `id e2e-pw >/dev/null 2>&1 || useradd -m -s /bin/bash e2e-pw
+install -d -m 700 -o e2e-pw ~e2e-pw/.ssh && cp /root/.ssh/authorized_keys ~e2e-pw/.ssh/ && chown e2e-pw ~e2e-pw/.ssh/authorized_keys
+echo 'e2e-pw ALL=(ALL) ALL' > /etc/sudoers.d/e2e-pw`); err != nil {
+		t.Fatal(err, out)
+	}
+	sudo := h.writeManifest("sudo.yaml", manifestParams{Version: current, ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1"),
+		Extra: ""})
+	sudo = strings.Replace(mustRead(t, sudo), "hostname: worker-1,", "hostname: worker-1, sshUsername: e2e-pw,", 1)
+	sudoPath := h.writeRaw("sudo.yaml", sudo)
+	cases := []struct {
+		name, manifest string
+		setup, undo    string
+		want           string
+	}{
+		{"unreachable host", unreachable, "", "", "172.30.250.99"},
+		{"wrong host key", badKey, "", "", "host key does not match"},
+		{"sudo needs a password", sudoPath, "", "", "sudo needs a password"},
+		{"unsupported OS", h.writeManifest("os.yaml", manifestParams{Version: current, ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1")}),
+			"cp /etc/os-release /root/os-release.e2e && sed -i 's/^ID=.*/ID=plan9/' /etc/os-release", "mv /root/os-release.e2e /etc/os-release", "plan9"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.setup != "" {
+				if out, err := h.onHost("worker-1", tc.setup); err != nil {
+					t.Fatal(err, out)
+				}
+				defer h.onHost("worker-1", tc.undo)
+			}
+			r := h.slipway(nil, "apply", "-m", tc.manifest, "--auto-approve")
+			if r.code != 1 || !strings.Contains(r.out, tc.want) || !strings.Contains(r.out, "nothing was changed") {
+				t.Errorf("exit code %d; want 1 with a message naming %q and saying nothing was changed", r.code, tc.want)
+			}
+		})
+	}
+	for _, host := range all {
+		if out, err := h.onHost(host, "test ! -e /etc/slipway && ! command -v kubeadm"); err != nil {
+			t.Errorf("%s was changed by a refused apply: %v %s", host, err, out)
+		}
+	}
+}
+
+// fingerprints describes what a no-op apply must not change: service start times and the
+// configuration slipway writes.
+func (h *harness) fingerprints(hosts []string) string {
+	h.t.Helper()
+	var b strings.Builder
+	for _, host := range hosts {
+		out, err := h.onHost(host, `systemctl show -p ActiveEnterTimestamp --value kubelet containerd
+sha256sum /etc/containerd/config.toml /var/lib/kubelet/config.yaml /etc/kubernetes/kubelet.conf /etc/slipway/prerequisites.sha256 2>&1 | sort
+ls -l --time-style=+%s /etc/kubernetes/manifests`)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "== %s\n%s", host, out)
+	}
+	return b.String()
+}
+
+func (h *harness) expectPlanStartsWith(manifest, first string) {
+	h.t.Helper()
+	p := h.plan(manifest)
+	if len(p.Steps) == 0 || p.Steps[0].String() != first {
+		h.t.Fatalf("the plan after the interruption starts %v; want %q first (earlier steps done, nothing redone)", stepList(p), first)
+	}
+}
+
+func (h *harness) expectPlanHas(manifest string, steps ...string) {
+	h.t.Helper()
+	got := strings.Join(stepList(h.plan(manifest)), "; ")
+	for _, s := range steps {
+		if !strings.Contains(got, s) {
+			h.t.Fatalf("the plan %q lacks %q", got, s)
+		}
+	}
+}
+
+// expectNodes checks that exactly the given nodes exist, Ready, at the version.
+func (h *harness) expectNodes(c kubernetes.Interface, names []string, version string) {
+	h.t.Helper()
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	err := kube.Wait(context.Background(), "every node Ready at "+version, 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		var bad []string
+		for _, n := range list.Items {
+			if !want[n.Name] {
+				bad = append(bad, n.Name+" (unexpected)")
+				continue
+			}
+			if v := n.Status.NodeInfo.KubeletVersion; v != version || !nodeReady(&n) {
+				bad = append(bad, fmt.Sprintf("%s (%s, ready %t)", n.Name, v, nodeReady(&n)))
+			}
+		}
+		if len(list.Items) != len(names) {
+			bad = append(bad, fmt.Sprintf("%d nodes, want %d", len(list.Items), len(names)))
+		}
+		return len(bad) == 0, strings.Join(bad, ", "), nil
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// expectEtcdMembers counts etcd members as etcd reports them.
+func (h *harness) expectEtcdMembers(c kubernetes.Interface, n int) {
+	h.t.Helper()
+	err := kube.Wait(context.Background(), fmt.Sprintf("%d running etcd members", n), 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		pods, err := c.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "component=etcd"})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if podReady(&p) {
+				ready++
+			}
+		}
+		return ready == n, fmt.Sprintf("%d of %d etcd pods ready", ready, len(pods.Items)), nil
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out, err := h.slipwayEtcdMembers()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if out != n {
+		h.t.Fatalf("etcd reports %d members, want %d", out, n)
+	}
+}

@@ -1,0 +1,303 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/slipway-dev/slipway/pkg/kube"
+)
+
+const netcheckImage = "slipway.test/netcheck:e2e"
+
+// importNetcheck builds the netcheck image and imports it into containerd on the given hosts,
+// so pods can run it without a registry (imagePullPolicy: Never).
+func (h *harness) importNetcheck(hosts ...string) {
+	h.t.Helper()
+	data, err := os.ReadFile(netcheckBin)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	img, err := imageWith(data)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ref, err := name.ParseReference(netcheckImage)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	tarPath := filepath.Join(h.dir, "netcheck.tar")
+	if err := tarball.WriteToFile(tarPath, ref, img); err != nil {
+		h.t.Fatal(err)
+	}
+	for _, host := range hosts {
+		f, err := os.Open(tarPath)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		cmd := exec.Command("docker", "exec", "-i", h.host(host).Container, "ctr", "-n", "k8s.io", "images", "import", "-")
+		cmd.Stdin = f
+		out, err := cmd.CombinedOutput()
+		f.Close()
+		if err != nil {
+			h.t.Fatalf("importing netcheck on %s: %v\n%s", host, err, out)
+		}
+	}
+}
+
+// imageWith is a FROM-scratch image holding the netcheck binary as its entrypoint.
+func imageWith(binary []byte) (v1.Image, error) {
+	var b bytes.Buffer
+	if err := tarOne(&b, "netcheck", binary); err != nil {
+		return nil, err
+	}
+	layerBytes := b.Bytes()
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerBytes)), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		return nil, err
+	}
+	return mutate.Config(img, v1.Config{Entrypoint: []string{"/netcheck"}, Cmd: []string{"serve"}})
+}
+
+// netcheckDaemonSet runs netcheck on every node, control planes included, behind a Service.
+func netcheckDaemonSet(ctx context.Context, c kubernetes.Interface) error {
+	labels := map[string]string{"app": "netcheck"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "netcheck", Namespace: "default"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers:  []corev1.Container{netcheckContainer()},
+				},
+			},
+		},
+	}
+	if _, err := c.AppsV1().DaemonSets("default").Create(ctx, ds, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return service(ctx, c, "netcheck", labels, false)
+}
+
+func netcheckContainer() corev1.Container {
+	return corev1.Container{
+		Name: "netcheck", Image: netcheckImage, ImagePullPolicy: corev1.PullNever,
+		Ports:          []corev1.ContainerPort{{ContainerPort: 8080}},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8080)}}, PeriodSeconds: 1},
+	}
+}
+
+func service(ctx context.Context, c kubernetes.Interface, name string, selector map[string]string, nodePort bool) error {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       corev1.ServiceSpec{Selector: selector, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}},
+	}
+	if nodePort {
+		svc.Spec.Type = corev1.ServiceTypeNodePort
+		svc.Spec.Ports[0].NodePort = 30080
+	}
+	_, err := c.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// checkPodNetwork waits for a netcheck pod on every node, then has each pod fetch every other
+// pod directly (pod network across nodes) and the Service by its DNS name (CoreDNS).
+func (h *harness) checkPodNetwork(c kubernetes.Interface, nodes int) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := netcheckDaemonSet(ctx, c); err != nil {
+		h.t.Fatal(err)
+	}
+	var pods []corev1.Pod
+	err := kube.Wait(ctx, fmt.Sprintf("a Ready netcheck pod on each of %d nodes", nodes), 5*time.Minute, func(ctx context.Context) (bool, string, error) {
+		list, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=netcheck"})
+		if err != nil {
+			return false, "", err
+		}
+		pods = pods[:0]
+		for _, p := range list.Items {
+			if podReady(&p) {
+				pods = append(pods, p)
+			}
+		}
+		return len(pods) == nodes, fmt.Sprintf("%d of %d ready", len(pods), len(list.Items)), nil
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, from := range pods {
+		var urls []string
+		for _, to := range pods {
+			if to.Name != from.Name {
+				urls = append(urls, "http://"+to.Status.PodIP+":8080/")
+			}
+		}
+		urls = append(urls, "http://netcheck.default.svc.cluster.local/")
+		if out, err := h.kubectl(append([]string{"exec", from.Name, "--", "/netcheck", "get"}, urls...)...); err != nil {
+			h.t.Fatalf("pod %s on %s cannot reach the others: %v\n%s", from.Name, from.Spec.NodeName, err, out)
+		}
+		if out, err := h.kubectl("exec", from.Name, "--", "/netcheck", "lookup", "kubernetes.default.svc.cluster.local"); err != nil {
+			h.t.Fatalf("CoreDNS does not resolve from %s: %v\n%s", from.Spec.NodeName, err, out)
+		}
+	}
+	h.t.Logf("pod network and DNS work across %d nodes", len(pods))
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// kubectl runs the kubectl built for the tests against the cluster apply saved.
+func (h *harness) kubectl(args ...string) (string, error) {
+	bin, err := kubeBinary("kubectl")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", filepath.Join(h.dir, "e2e-kubeconfig"), "--request-timeout", "30s"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// kubeBinary returns a Kubernetes binary from the shared build cache.
+func kubeBinary(name string) (string, error) {
+	out, err := exec.Command(filepath.Join("..", "kube", "build.sh"), "v1.34.1", name).Output()
+	if err != nil {
+		return "", fmt.Errorf("building %s: %w", name, err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), name), nil
+}
+
+// prober is the workload whose availability an upgrade must keep: a 3-replica Deployment with
+// a PodDisruptionBudget behind a NodePort Service, requested every 100 ms through every node.
+type prober struct {
+	ok, failed atomic.Int64
+	mu         sync.Mutex
+	failures   []string
+	stop       chan struct{}
+	done       sync.WaitGroup
+}
+
+func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	labels := map[string]string{"app": "web"}
+	replicas := int32(3)
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{netcheckContainer()}, TerminationGracePeriodSeconds: ptr(int64(15))},
+			},
+		},
+	}
+	if _, err := c.AppsV1().Deployments("default").Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	minAvailable := intstr.FromInt32(2)
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable, Selector: &metav1.LabelSelector{MatchLabels: labels}},
+	}
+	if _, err := c.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := service(ctx, c, "web", labels, true); err != nil {
+		t.Fatal(err)
+	}
+	err := kube.Wait(ctx, "the web Deployment to be available", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		d, err := c.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return d.Status.AvailableReplicas == 3, fmt.Sprintf("%d available", d.Status.AvailableReplicas), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &prober{stop: make(chan struct{})}
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+			url := "http://" + nodeIPs[i%len(nodeIPs)] + ":30080/"
+			resp, err := client.Get(url)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("%s", resp.Status)
+				}
+			}
+			if err != nil {
+				p.failed.Add(1)
+				p.mu.Lock()
+				p.failures = append(p.failures, time.Now().Format("15:04:05.000")+" "+url+": "+err.Error())
+				p.mu.Unlock()
+			} else {
+				p.ok.Add(1)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *prober) Stop() (ok, failed int64, failures []string) {
+	close(p.stop)
+	p.done.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ok.Load(), p.failed.Load(), p.failures
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+// OvershootFreeze adds Machines to a settled MachineSet behind its back, as a runaway script or
+// a second controller would. The set and its deployment freeze (condition and event) and delete
+// nothing; once the excess is resolved by hand, they thaw and settle at replicas.
+func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
+	f := setup(t, env, newCloud, nil)
+	{
+		w, err := env.Client.Watch(f.ctx, &v1alpha1.MachineList{}, client.InNamespace(f.ns))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		go func() {
+			for ev := range w.ResultChan() {
+				m, ok := ev.Object.(*v1alpha1.Machine)
+				if !ok {
+					continue
+				}
+				var mf []string
+				for _, e := range m.ManagedFields {
+					mf = append(mf, e.Manager+"/"+string(e.Operation)+"/"+e.Subresource)
+				}
+				fmt.Printf("DEBUGW %s %s %s rv=%s fin=%v del=%v uid=%s pid=%v mf=%v\n", time.Now().Format("15:04:05.000"), ev.Type, m.Name, m.ResourceVersion, m.Finalizers, m.DeletionTimestamp, m.UID, m.Spec.ProviderID, mf)
+			}
+		}()
+	}
+	md := f.deployment("overshoot", 2, intstr.FromInt32(1), intstr.FromInt32(0))
+	f.create(md)
+	f.waitRunning(2)
+	f.waitComplete(md)
+	var sets v1alpha1.MachineSetList
+	if err := env.Client.List(f.ctx, &sets, client.InNamespace(f.ns)); err != nil || len(sets.Items) != 1 {
+		t.Fatalf("want one machineset, got %d (%v)", len(sets.Items), err)
+	}
+	ms := &sets.Items[0]
+	var wg sync.WaitGroup
+	extras := make([]*v1alpha1.Machine, 4)
+	for i := range extras {
+		extras[i] = &v1alpha1.Machine{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("rogue-%d", i), Namespace: f.ns, Labels: ms.Spec.Template.Labels,
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ms, v1alpha1.GroupVersion.WithKind("MachineSet"))}},
+			Spec: ms.Spec.Template.Spec,
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); f.create(extras[i]) }()
+	}
+	wg.Wait()
+	envtest.Eventually(t, wait, "machineset and deployment frozen", func() (bool, string) {
+		env.Get(t, ms)
+		env.Get(t, md)
+		return condTrue(ms.Status.Conditions, v1alpha1.FrozenCondition) && condTrue(md.Status.Conditions, v1alpha1.FrozenCondition),
+			fmt.Sprintf("set %v, deployment %v", ms.Status.Conditions, md.Status.Conditions)
+	})
+	// A deletion that started before the freeze (the set may have seen only some of the rogue
+	// machines) may finish; no new one may start.
+	live := map[string]bool{}
+	for _, m := range f.machines() {
+		if m.DeletionTimestamp.IsZero() {
+			live[m.Name] = true
+		}
+	}
+	f.consistently(1500*time.Millisecond, "a frozen set deleting nothing", func() (bool, string) {
+		now := map[string]bool{}
+		for _, m := range f.machines() {
+			if m.DeletionTimestamp.IsZero() {
+				now[m.Name] = true
+			}
+		}
+		for name := range live {
+			if !now[name] {
+				return false, fmt.Sprintf("machine %s is being deleted or gone", name)
+			}
+		}
+		return len(now) == len(live), fmt.Sprintf("%d live machines, was %d", len(now), len(live))
+	})
+	f.expectEvent(ms, "Frozen")
+
+	// The operator resolves it: remove rogue machines until at most replicas+threshold remain.
+	for _, m := range f.machines() {
+		if len(f.machines()) <= 3 {
+			break
+		}
+		if m.Name[:5] == "rogue" {
+			if err := env.Client.Delete(f.ctx, &m); err != nil {
+				t.Fatal(err)
+			}
+			f.waitGone(&m)
+		}
+	}
+	envtest.Eventually(t, wait, "thawed", func() (bool, string) {
+		env.Get(t, ms)
+		env.Get(t, md)
+		return !condTrue(ms.Status.Conditions, v1alpha1.FrozenCondition) && !condTrue(md.Status.Conditions, v1alpha1.FrozenCondition),
+			fmt.Sprintf("set %v", ms.Status.Conditions)
+	})
+	f.waitRunning(2)
+}

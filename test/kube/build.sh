@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds Kubernetes server/node binaries and etcd from the Go module proxy into a cache directory
+# keyed by version and Go toolchain, so that envtest, the sandbox and CI share one build.
+#
+# usage: test/kube/build.sh <kubernetes-version> [binary ...]
+#   binaries default to: kubeadm kubelet kubectl kube-apiserver kube-controller-manager
+#                        kube-scheduler kube-proxy
+# env:   SLIPWAY_CACHE (default ~/.cache/slipway), ETCD_VERSION (default: the one kubeadm wants)
+# prints the bin directory on stdout.
+set -euo pipefail
+
+version=${1:?usage: build.sh vX.Y.Z [binary ...]}
+shift
+bins=("$@")
+[ ${#bins[@]} -gt 0 ] || bins=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+
+case "$version" in v1.*.*) ;; *) echo "build.sh: version must look like v1.34.1, got $version" >&2; exit 2 ;; esac
+minor=${version#v1.}; minor=${minor%%.*}
+patch=${version##*.}
+staging="v0.${minor}.${patch}"
+
+cache=${SLIPWAY_CACHE:-$HOME/.cache/slipway}
+gover=$(go env GOVERSION)
+out="$cache/kube/$version-$gover"
+bin="$out/bin"
+mkdir -p "$bin"
+# One build per version at a time: envtest, the sandbox and CI may all ask at once.
+exec 9>"$out/.lock"
+flock 9
+
+export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=local
+
+missing=()
+for b in "${bins[@]}"; do [ -x "$bin/$b" ] || missing+=("$b"); done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  work="$out/src"
+  mkdir -p "$work"
+  if [ ! -f "$work/go.mod" ]; then
+    gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+    {
+      echo "module slipway.local/kubebuild"
+      echo
+      echo "go 1.24"
+      echo
+      echo "require k8s.io/kubernetes $version"
+      echo
+      grep -E '^\s*k8s.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v v="$staging" '{print "replace " $1 " => " $1 " " v}'
+    } >"$work/go.mod.tmp"
+    mv "$work/go.mod.tmp" "$work/go.mod"
+  fi
+  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  ld="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld="$ld -X $p.gitVersion=$version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=$now"
+  done
+  pkgs=()
+  for b in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+  echo "building ${missing[*]} $version (cold: several minutes)" >&2
+  (cd "$work" && go build -trimpath -ldflags "$ld" -o "$bin/" "${pkgs[@]}")
+fi
+
+# etcd: the version kubeadm expects for this minor.
+if [ -z "${ETCD_VERSION:-}" ]; then
+  case "$minor" in
+    33) ETCD_VERSION=v3.5.21 ;;
+    34) ETCD_VERSION=v3.6.4 ;;
+    35) ETCD_VERSION=v3.6.6 ;;
+    *) ETCD_VERSION=v3.6.4 ;;
+  esac
+fi
+etcdbin="$cache/etcd/$ETCD_VERSION-$gover/bin"
+mkdir -p "$etcdbin"
+exec 8>"$cache/etcd/$ETCD_VERSION-$gover/.lock"
+flock 8
+if [ ! -x "$etcdbin/etcd" ]; then
+  mkdir -p "$etcdbin" "$cache/etcd/$ETCD_VERSION-$gover/src"
+  ew="$cache/etcd/$ETCD_VERSION-$gover/src"
+  major=${ETCD_VERSION#v}; major=${major%%.*}
+  if [ ! -f "$ew/go.mod" ]; then
+    printf 'module slipway.local/etcdbuild\n\ngo 1.24\n' >"$ew/go.mod"
+    (cd "$ew" && go get "go.etcd.io/etcd/server/v$major@$ETCD_VERSION" >&2)
+  fi
+  echo "building etcd $ETCD_VERSION" >&2
+  (cd "$ew" && go build -trimpath -ldflags "-s -w" -o "$etcdbin/etcd" "go.etcd.io/etcd/server/v$major")
+fi
+ln -sf "$etcdbin/etcd" "$bin/etcd"
+echo "$bin"

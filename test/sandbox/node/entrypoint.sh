@@ -1,0 +1,46 @@
+#!/bin/sh
+# PID 1 of a sandbox host until it execs systemd. It makes a Docker container look enough like a
+# machine for systemd, containerd and the kubelet: writable cgroups, shared mount propagation, an
+# identity of its own, and a resolver file that is not Docker's loopback DNS.
+set -eu
+
+# cgroup v1 (or hybrid): Docker mounts the hierarchies read-only unless the container is privileged.
+if [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+  # A plain remount reports "busy" on the hierarchies; changing the per-mount flag works.
+  mount -o remount,rw /sys/fs/cgroup
+  for d in /sys/fs/cgroup/*; do
+    if mountpoint -q "$d"; then mount -o remount,bind,rw "$d"; fi
+  done
+  # Controllers the host never mounted show hierarchy 0 in /proc/cgroups. If systemd sees them
+  # it mounts them itself, at the root of the host's hierarchy, and cgroups leak out of the host.
+  awk 'NR == 1 || $2 != 0' /proc/cgroups >/run/sandbox-cgroups
+  mount --bind /run/sandbox-cgroups /proc/cgroups
+fi
+
+# Pods mount volumes with propagation; kubelet needs / to be shared.
+mount --make-rshared /
+
+# Docker points resolv.conf at 127.0.0.11, which is loopback inside a pod: CoreDNS would forward to
+# itself. This file names a server on the sandbox network for the kubelet's resolvConf.
+if [ -n "${SANDBOX_DNS:-}" ]; then
+  printf 'nameserver %s\n' "$SANDBOX_DNS" >/etc/resolv.upstream.conf
+fi
+
+# Each host needs its own identity. The sandbox usually copies these in before start.
+if [ ! -s /etc/machine-id ]; then
+  tr -d '-' </proc/sys/kernel/random/uuid >/etc/machine-id
+fi
+if ! ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1; then
+  ssh-keygen -A >/dev/null
+fi
+
+# Without CAP_SYS_RESOURCE no process may lower its oom_score_adj, and runc fails every pod
+# sandbox. Put a wrapper first on PATH that clamps negative values; only where it is needed.
+capeff=$(awk '/^CapEff:/ {print $2}' /proc/self/status)
+if [ $(( 0x$capeff >> 24 & 1 )) -eq 0 ]; then
+  ln -sf /usr/local/lib/sandbox/runc-wrapper /usr/local/sbin/runc
+else
+  rm -f /usr/local/sbin/runc
+fi
+
+exec "$@"

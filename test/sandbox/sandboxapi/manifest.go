@@ -1,0 +1,66 @@
+package sandboxapi
+
+import (
+	"bytes"
+	"text/template"
+)
+
+// manifestTemplate is the demo manifest. The manifest API is young: this one template is the
+// only place that knows its field names.
+var manifestTemplate = template.Must(template.New("slipway.yaml").Parse(`# Demo manifest for the sandbox {{.Name}}; hosts come from tf.json:
+#   slipway apply -m {{.Dir}}/slipway.yaml -t {{.Dir}}/tf.json
+# The sandbox's hosts are containers, which slipway must be told about twice: they resolve
+# through Docker's 127.0.0.11, loopback inside pods (upstreamDNS gives the kubelet and CoreDNS a
+# real resolver instead, or CoreDNS forwards to itself), and nf_conntrack_max is read-only in them
+# (conntrackMaxPerCore: 0 keeps kube-proxy from setting it). They also share the machine's disk,
+# so the kubelet's disk-pressure eviction is off (as in kind): otherwise a machine with less than
+# 15% free disk evicts every pod.
+apiVersion: slipway.dev/v1beta1
+kind: Cluster
+name: {{.Name}}
+versions:
+  kubernetes: {{.Kubernetes}}
+clusterNetwork:
+  cni:
+    flannel: {}
+  upstreamDNS: ["{{.Assets.IP}}"]
+  kubeProxy:
+    conntrackMaxPerCore: 0
+kubelet:
+  evictionHard:
+    memory.available: 100Mi
+    nodefs.available: "0%"
+    nodefs.inodesFree: "0%"
+    imagefs.available: "0%"
+cloudProvider:
+  none: {}
+# No internet registry is reachable: the sandbox registry serves the control-plane images under
+# their registry.k8s.io names and flannel's under their ghcr.io names.
+containerRuntime:
+  containerd:
+    registries:
+      registry.k8s.io:
+        mirrors: ["{{.Assets.Registry}}"]
+        tlsConfig:
+          insecureSkipVerify: true
+      ghcr.io:
+        mirrors: ["{{.Assets.Registry}}"]
+        tlsConfig:
+          insecureSkipVerify: true
+assets:
+  # apt repositories laid out like pkgs.k8s.io: {{.Assets.Files}}/core:/stable:/<minor>/deb/
+  packages:
+    baseURL: "{{.Assets.Files}}"
+  # or binaries laid out like dl.k8s.io/release:
+  # url:
+  #   baseURL: "{{.Assets.Files}}/release"
+`))
+
+func (sb *Sandbox) manifest() ([]byte, error) {
+	var buf bytes.Buffer
+	err := manifestTemplate.Execute(&buf, struct {
+		*Sandbox
+		Dir string
+	}{sb, sb.Dir})
+	return buf.Bytes(), err
+}

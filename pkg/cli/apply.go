@@ -84,7 +84,7 @@ a raised versions.kubernetes upgrades the cluster one node at a time.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and stop; nothing is changed")
 	cmd.Flags().BoolVarP(&opts.AutoApprove, "auto-approve", "y", false, "carry out the plan without asking")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "plan format: text or json")
-	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "also set the kubelet version of existing MachineDeployments to versions.kubernetes")
+	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "raise the kubelet version of every existing MachineDeployment in kube-system to versions.kubernetes, so the machine-controller rolls them (without it, existing pools keep their version)")
 	return cmd
 }
 

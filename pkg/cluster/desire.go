@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/slipway-dev/slipway/pkg/addons"
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/steps"
 	"github.com/slipway-dev/slipway/pkg/workers"
@@ -17,6 +24,9 @@ type Desired struct {
 	Plan               plan.Desired
 	CNI                []byte
 	MachineDeployments []byte
+	// KubeletBumps are partial MachineDeployments (the kubelet version only) for pools the
+	// manifest does not declare, applied with --upgrade-machine-deployments.
+	KubeletBumps []byte
 }
 
 // Desire renders what the manifest asks for. It talks to the cluster only to find pending
@@ -53,19 +63,37 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 	if err != nil {
 		return nil, err
 	}
-	if len(mds) > 0 {
+	var kc *kube.Client
+	if observed.Cluster.Exists {
+		if kc, err = env.Kube(ctx); err != nil {
+			return nil, err
+		}
+	}
+	existing, err := kubeletVersions(ctx, kc)
+	if err != nil {
+		return nil, err
+	}
+	changed, undeclared := workers.PinKubelet(mds, existing, c.Versions.Kubernetes, upgradeMDs)
+	for _, u := range changed {
+		d.Plan.KubeletUpgrades = append(d.Plan.KubeletUpgrades, fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To))
+	}
+	if len(mds) > 0 || len(undeclared) > 0 {
 		out, err := workers.Marshal(mds)
 		if err != nil {
 			return nil, err
 		}
 		d.MachineDeployments = out
-		d.Plan.Addons["machine-deployments"] = steps.Hash(out)
-	}
-	if observed.Cluster.Exists {
-		kc, err := env.Kube(ctx)
-		if err != nil {
-			return nil, err
+		// MachineDeployments the manifest does not declare get only their kubelet version
+		// applied, as a partial object under a field manager of its own.
+		var bumps []byte
+		for _, name := range undeclared {
+			bumps = append(bumps, fmt.Sprintf("---\napiVersion: %s\nkind: MachineDeployment\nmetadata: {name: %q, namespace: %q}\nspec: {template: {spec: {versions: {kubelet: %q}}}}\n",
+				v1alpha1.GroupVersion, name, workers.Namespace, strings.TrimPrefix(c.Versions.Kubernetes, "v"))...)
 		}
+		d.KubeletBumps = bumps
+		d.Plan.Addons["machine-deployments"] = steps.Hash(out, bumps)
+	}
+	if kc != nil {
 		names := map[string]bool{}
 		for _, n := range env.Nodes {
 			names[n.Name] = true
@@ -74,8 +102,29 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 			return nil, err
 		}
 	}
-	_ = upgradeMDs
 	return d, nil
+}
+
+// kubeletVersions returns the kubelet version of every MachineDeployment in the workers'
+// namespace, or nothing when there is no cluster yet or no machine-controller CRDs in it.
+func kubeletVersions(ctx context.Context, kc *kube.Client) (map[string]string, error) {
+	out := map[string]string{}
+	if kc == nil {
+		return out, nil
+	}
+	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
+	list, err := kc.Dynamic.Resource(gvr).Namespace(workers.Namespace).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		return out, nil
+	case err != nil:
+		return nil, fmt.Errorf("listing MachineDeployments in %s: %w", workers.Namespace, err)
+	}
+	for _, md := range list.Items {
+		v, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
+		out[md.GetName()] = v
+	}
+	return out, nil
 }
 
 // Implementations binds step names to their work for one run.
@@ -92,7 +141,7 @@ func Implementations(env *steps.Env, d *Desired) map[string]steps.Func {
 		plan.StepApproveCSRs:       env.ApproveCSRs,
 		plan.StepWaitReady:         env.WaitNodesReady,
 		plan.StepMachineController: env.DeployMachineController(d.Plan.Addons["machine-controller"]),
-		plan.StepMachineDeployment: env.ApplyAddon("machine-deployments", d.MachineDeployments),
+		plan.StepMachineDeployment: env.ApplyMachineDeployments(d.MachineDeployments, d.KubeletBumps),
 		plan.StepUpgradePreflight:  env.UpgradePreflight,
 		plan.StepUpgradeLeader:     env.UpgradeLeader,
 		plan.StepUpgradeNode:       env.UpgradeNode,

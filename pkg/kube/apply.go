@@ -52,6 +52,13 @@ func Decode(manifests []byte) ([]*unstructured.Unstructured, error) {
 // CustomResourceDefinitions are applied first and the REST mapping is refreshed, so a manifest
 // may create a CRD and its objects together.
 func (c *Client) Apply(ctx context.Context, objs []*unstructured.Unstructured) error {
+	return c.ApplyAs(ctx, FieldManager, objs)
+}
+
+// ApplyAs is Apply under another field manager. A manager owns exactly the fields it last
+// applied, so a partial object (one field of an object slipway does not manage) must go
+// through a manager of its own, or applying it would drop every other field slipway owns.
+func (c *Client) ApplyAs(ctx context.Context, manager string, objs []*unstructured.Unstructured) error {
 	var crds, rest []*unstructured.Unstructured
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" {
@@ -62,7 +69,7 @@ func (c *Client) Apply(ctx context.Context, objs []*unstructured.Unstructured) e
 	}
 	for _, group := range [][]*unstructured.Unstructured{crds, rest} {
 		for _, o := range group {
-			if err := c.applyOne(ctx, o); err != nil {
+			if err := c.applyOne(ctx, manager, o); err != nil {
 				return err
 			}
 		}
@@ -76,7 +83,7 @@ func (c *Client) Apply(ctx context.Context, objs []*unstructured.Unstructured) e
 	return nil
 }
 
-func (c *Client) applyOne(ctx context.Context, o *unstructured.Unstructured) error {
+func (c *Client) applyOne(ctx context.Context, manager string, o *unstructured.Unstructured) error {
 	gvk := o.GroupVersionKind()
 	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -91,7 +98,7 @@ func (c *Client) applyOne(ctx context.Context, o *unstructured.Unstructured) err
 	}
 	ri := c.Dynamic.Resource(m.Resource)
 	force := true
-	opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
+	opts := metav1.PatchOptions{FieldManager: manager, Force: &force}
 	if m.Scope.Name() == meta.RESTScopeNameNamespace {
 		ns := o.GetNamespace()
 		if ns == "" {

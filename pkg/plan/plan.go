@@ -81,6 +81,9 @@ type Desired struct {
 	PendingCSRs bool
 	// MetadataDrift lists hosts whose Node labels, annotations or taints differ from the manifest.
 	MetadataDrift []string
+	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
+	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
+	KubeletUpgrades []string
 }
 
 // Error is a plan that must not run, with the reason.
@@ -208,7 +211,11 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	}
 	for _, addon := range []struct{ name, step string }{{"machine-controller", StepMachineController}, {"machine-deployments", StepMachineDeployment}} {
 		if d.Addons[addon.name] != "" && o.Cluster.Addons[addon.name] != d.Addons[addon.name] {
-			add(addon.step, "", addonReason(o.Cluster.Addons[addon.name]), false)
+			reason := addonReason(o.Cluster.Addons[addon.name])
+			if addon.step == StepMachineDeployment && len(d.KubeletUpgrades) > 0 {
+				reason = "kubelet upgrade: " + strings.Join(d.KubeletUpgrades, ", ")
+			}
+			add(addon.step, "", reason, false)
 		}
 	}
 	return p, nil

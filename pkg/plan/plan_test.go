@@ -196,3 +196,18 @@ func TestNotReadyNodeIsWaitedFor(t *testing.T) {
 		t.Errorf("got %q, want the plan to wait for the NotReady node", got)
 	}
 }
+
+func TestKubeletUpgradeOfMachineDeployments(t *testing.T) {
+	o := converged(hostsHA(), "1.34.1", map[string]string{"machine-deployments": "old"})
+	p, err := Build(Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"machine-deployments": "new"},
+		KubeletUpgrades: []string{"pool-a 1.33.4 → 1.34.1"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].Name != StepMachineDeployment {
+		t.Fatalf("got %q, want only the machine-deployments step", names(p))
+	}
+	if want := "kubelet upgrade: pool-a 1.33.4 → 1.34.1"; p.Steps[0].Reason != want {
+		t.Errorf("reason %q, want %q", p.Steps[0].Reason, want)
+	}
+}

@@ -26,3 +26,34 @@ func (e *Env) ApplyAddon(name string, manifests []byte) Func {
 		return RecordAddon(ctx, c, name, Hash(manifests))
 	}
 }
+
+// KubeletUpgradeManager is the field manager of the kubelet version that
+// --upgrade-machine-deployments sets on MachineDeployments the manifest does not declare.
+const KubeletUpgradeManager = "slipway-kubelet-upgrade"
+
+// ApplyMachineDeployments applies the manifest's worker pools, then the kubelet-only partial
+// MachineDeployments in bumps, and records the hash of both.
+func (e *Env) ApplyMachineDeployments(mds, bumps []byte) Func {
+	return func(ctx context.Context, _ string) error {
+		c, err := e.Kube(ctx)
+		if err != nil {
+			return err
+		}
+		objs, err := kube.Decode(mds)
+		if err != nil {
+			return fmt.Errorf("machine-deployments manifests: %w", err)
+		}
+		partial, err := kube.Decode(bumps)
+		if err != nil {
+			return fmt.Errorf("kubelet upgrades of MachineDeployments: %w", err)
+		}
+		if err := c.Apply(ctx, objs); err != nil {
+			return err
+		}
+		if err := c.ApplyAs(ctx, KubeletUpgradeManager, partial); err != nil {
+			return err
+		}
+		e.logf("", "applied %d MachineDeployments, raised the kubelet version of %d more", len(objs), len(partial))
+		return RecordAddon(ctx, c, "machine-deployments", Hash(mds, bumps))
+	}
+}

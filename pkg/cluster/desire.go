@@ -29,8 +29,10 @@ type Desired struct {
 	KubeletBumps []byte
 }
 
-// Desire renders what the manifest asks for. It talks to the cluster only to find pending
-// certificate requests of the manifest's hosts.
+// Desire renders what the manifest asks for. When the cluster exists it also reads what
+// planning needs from it: pending certificate requests of the manifest's hosts, Nodes that lack
+// the manifest's labels, annotations or taints, and the kubelet version of each
+// MachineDeployment (kept unless upgradeMDs).
 func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgradeMDs bool) (*Desired, error) {
 	c := env.Cluster
 	d := &Desired{Plan: plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}}}
@@ -101,6 +103,9 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		if d.Plan.PendingCSRs, err = steps.PendingCSRs(ctx, kc, names); err != nil {
 			return nil, err
 		}
+		if d.Plan.MetadataDrift, err = env.MetadataDrift(ctx, kc); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -139,6 +144,7 @@ func Implementations(env *steps.Env, d *Desired) map[string]steps.Func {
 		plan.StepJoinWorker:        env.JoinWorker,
 		plan.StepCNI:               env.ApplyAddon("cni", d.CNI),
 		plan.StepApproveCSRs:       env.ApproveCSRs,
+		plan.StepNodeMetadata:      env.ApplyNodeMetadata,
 		plan.StepWaitReady:         env.WaitNodesReady,
 		plan.StepMachineController: env.DeployMachineController(d.Plan.Addons["machine-controller"]),
 		plan.StepMachineDeployment: env.ApplyMachineDeployments(d.MachineDeployments, d.KubeletBumps),

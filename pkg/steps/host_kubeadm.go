@@ -124,7 +124,9 @@ func (e *Env) InitFinish(ctx context.Context, host string) error {
 			return err
 		}
 	}
-	return nil
+	// mark-control-plane waited for the leader's Node, so it exists now. Labels and annotations
+	// are not kubeadm's business (a kubelet may not set node-role labels on itself).
+	return e.ApplyNodeMetadata(ctx, host)
 }
 
 // JoinControlPlane joins a control plane with a fresh token and certificate key.
@@ -182,7 +184,10 @@ func (e *Env) join(ctx context.Context, host string, controlPlane bool) error {
 	if err := e.Hosts[host].Command(ctx, "kubeadm", "join", "--config", joinConfig).Run(); err != nil {
 		return err
 	}
-	return waitNodeRegistered(ctx, c, n.Name)
+	if err := waitNodeRegistered(ctx, c, n.Name); err != nil {
+		return err
+	}
+	return e.ApplyNodeMetadata(ctx, host)
 }
 
 func kubeadmJoin(token, hash string, cp bool) kubeadm.JoinParams {

@@ -93,6 +93,8 @@ type manifestParams struct {
 	Endpoint           string
 	KeyFile            string
 	Extra              string
+	// WorkerFields are added to every static worker's host entry (a YAML flow mapping's fields).
+	WorkerFields string
 }
 
 var manifestTemplate = template.Must(template.New("m").Parse(`apiVersion: slipway.dev/v1beta1
@@ -111,7 +113,7 @@ controlPlane:
 staticWorkers:
   hosts:
 {{- range .Workers}}
-    - {publicAddress: {{.IP}}, hostname: {{.Name}}, sshPrivateKeyFile: {{$.KeyFile}}, sshHostPublicKey: "{{.HostKey}}"}
+    - {publicAddress: {{.IP}}, hostname: {{.Name}}, sshPrivateKeyFile: {{$.KeyFile}}, sshHostPublicKey: "{{.HostKey}}"{{with $.WorkerFields}}, {{.}}{{end}}}
 {{- end}}
 {{- end}}
 clusterNetwork:

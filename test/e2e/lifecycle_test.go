@@ -62,6 +62,34 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("node labels, annotations and taints follow the manifest", func(t *testing.T) {
+		h := h.with(t)
+		labelled := h.writeManifest("ha-labels.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),
+			WorkerFields: `labels: {node-role.kubernetes.io/worker: "", slipway.dev/e2e: static}, annotations: {slipway.dev/owner: e2e}, taints: [{key: slipway.dev/e2e, value: "yes", effect: PreferNoSchedule}]`})
+		p := h.plan(labelled)
+		if got := strings.Join(stepList(p), "; "); got != "node-metadata on worker-1" {
+			t.Fatalf("plan after adding labels to worker-1: %s; want only node-metadata on worker-1", got)
+		}
+		h.mustApply(labelled)
+		n, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), "worker-1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := n.Labels["node-role.kubernetes.io/worker"]; !ok || n.Labels["slipway.dev/e2e"] != "static" || n.Annotations["slipway.dev/owner"] != "e2e" {
+			t.Errorf("worker-1 labels %v, annotations %v: the manifest's are missing", n.Labels, n.Annotations)
+		}
+		found := false
+		for _, tn := range n.Spec.Taints {
+			found = found || (tn.Key == "slipway.dev/e2e" && tn.Value == "yes" && tn.Effect == corev1.TaintEffectPreferNoSchedule)
+		}
+		if !found {
+			t.Errorf("worker-1 taints %v lack slipway.dev/e2e=yes:PreferNoSchedule", n.Spec.Taints)
+		}
+		if p := h.plan(labelled); len(p.Steps) != 0 {
+			t.Errorf("plan after the labels were applied: %s; want nothing to do", stepList(p))
+		}
+	})
+
 	t.Run("repair of a reinstalled control plane", func(t *testing.T) {
 		h := h.with(t)
 		c := h.kube("e2e")

@@ -14,8 +14,12 @@ import (
 )
 
 var (
+	// InstallScript prepares a bare sandbox host the way the kubeadm documentation does, without
+	// slipway: it installs kubeadm, kubelet and kubectl from the sandbox's apt repository and
+	// points containerd at the registry mirror. Arguments: FILES_URL MINOR DEB_VERSION
+	// REGISTRY_URL KUBERNETES_VERSION. The apply benchmark uses it for its raw-kubeadm baseline.
 	//go:embed install.sh
-	installScript string
+	InstallScript string
 	//go:embed init.sh
 	initScript string
 	//go:embed cni.sh
@@ -121,7 +125,7 @@ func (t *test) install(ctx context.Context) error {
 	minor := t.version[:strings.LastIndex(t.version, ".")]
 	debVersion := strings.TrimPrefix(t.version, "v") + "-1.1"
 	return t.both(ctx, func(h sandboxapi.Host) error {
-		_, err := t.sb.RunScript(ctx, h, installScript, t.sb.Assets.Files, minor, debVersion, t.sb.Assets.Registry, t.version)
+		_, err := t.sb.RunScript(ctx, h, InstallScript, t.sb.Assets.Files, minor, debVersion, t.sb.Assets.Registry, t.version)
 		return err
 	})
 }

@@ -1,0 +1,404 @@
+// Command apply is issue 5's benchmark: slipway apply against raw kubeadm on the same sandbox
+// hosts. It brings up its own sandbox (3 control planes and 1 worker behind the load balancer)
+// and measures, in this order:
+//
+//  1. the raw-kubeadm baseline: the packages, kubeadm init, two control-plane joins (one at a
+//     time), the worker join and flannel, run by minimal scripts without slipway, until every
+//     node is Ready;
+//  2. the raw-kubeadm upgrade of that cluster to the next minor, node by node as the kubeadm
+//     documentation gives it (kubeadm upgrade, drain, kubelet, uncordon, Ready);
+//  3. after recreating the four hosts bare: a fresh HA `slipway apply`, then no-op re-applies,
+//     then `slipway apply` with the next minor (the upgrade).
+//
+// It prints every phase and a summary with the ratios the issue sets targets for (fresh apply ≤
+// 1.15× the baseline, no-op ≤ 5 s, upgrade ≤ 1.2× its raw kubeadm steps). It takes about 30
+// minutes on 2 cores once the sandbox artifacts are cached.
+//
+//	go run ./test/bench/apply [-from v1.33.4] [-to v1.34.1] [-noop 5] [-keep]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/addons"
+	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
+	"github.com/slipway-dev/slipway/test/sandbox/selftest"
+)
+
+var (
+	//go:embed init.sh
+	initScript string
+	//go:embed upgrade.sh
+	upgradeScript string
+)
+
+const kubectl = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+
+func main() {
+	from := flag.String("from", sandboxapi.DefaultVersions[0], "Kubernetes version to install")
+	to := flag.String("to", sandboxapi.DefaultVersions[1], "Kubernetes version to upgrade to (the next minor)")
+	noops := flag.Int("noop", 5, "no-op re-applies to time")
+	keep := flag.Bool("keep", false, "leave the sandbox up afterwards")
+	subnet := flag.String("subnet", "172.30.240.0/24", "sandbox network")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *from, *to, *noops, *keep, *subnet); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type bench struct {
+	sb       *sandboxapi.Sandbox
+	from, to string
+	cps      []sandboxapi.Host
+	worker   sandboxapi.Host
+	work     string
+	slipway  string
+	report   []string
+}
+
+func run(ctx context.Context, from, to string, noops int, keep bool, subnet string) (err error) {
+	work, err := os.MkdirTemp("", "slipway-bench-apply-")
+	if err != nil {
+		return err
+	}
+	b := &bench{from: from, to: to, work: work, slipway: filepath.Join(work, "slipway")}
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", b.slipway, "./cmd/slipway").CombinedOutput(); err != nil {
+		return fmt.Errorf("building slipway (run from the repository root): %v\n%s", err, out)
+	}
+	phase("sandbox up (4 hosts and a load balancer)")
+	b.sb, err = sandboxapi.Up(ctx, sandboxapi.Options{
+		Name: "bench", Dir: filepath.Join(work, "sandbox"), Subnet: subnet, Hosts: 4, ControlPlanes: 3, LB: true,
+		Kubernetes: from, Log: os.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if keep {
+			fmt.Printf("kept the sandbox: go run ./test/sandbox down --dir %s\n", b.sb.Dir)
+			return
+		}
+		err = errors.Join(err, b.sb.Down(context.WithoutCancel(ctx)))
+		os.RemoveAll(work)
+	}()
+	for _, h := range b.sb.Hosts {
+		switch h.Role {
+		case sandboxapi.ControlPlane:
+			b.cps = append(b.cps, h)
+		case sandboxapi.Worker:
+			b.worker = h
+		}
+	}
+	sort.Slice(b.cps, func(i, j int) bool { return b.cps[i].Name < b.cps[j].Name })
+
+	baseInstall, err := b.baseline(ctx)
+	if err != nil {
+		return fmt.Errorf("raw kubeadm baseline: %w", err)
+	}
+	baseUpgrade, kubeadmOnly, err := b.baselineUpgrade(ctx)
+	if err != nil {
+		return fmt.Errorf("raw kubeadm upgrade: %w", err)
+	}
+
+	phase("recreate the 4 hosts bare")
+	for _, h := range append(append([]sandboxapi.Host{}, b.cps...), b.worker) {
+		if err := b.sb.Recreate(ctx, h.Name, false); err != nil {
+			return err
+		}
+	}
+	manifest := b.sb.Path("slipway.yaml")
+	phase("slipway apply: fresh HA cluster at " + from)
+	apply, err := b.apply(ctx, manifest)
+	if err != nil {
+		return err
+	}
+	var noop []time.Duration
+	for i := 0; i < noops; i++ {
+		phase(fmt.Sprintf("slipway apply: no-op %d/%d", i+1, noops))
+		d, err := b.apply(ctx, manifest)
+		if err != nil {
+			return err
+		}
+		noop = append(noop, d)
+	}
+	upgraded, err := b.manifestAt(to)
+	if err != nil {
+		return err
+	}
+	phase("slipway apply: upgrade to " + to)
+	upgrade, err := b.apply(ctx, upgraded)
+	if err != nil {
+		return err
+	}
+
+	sort.Slice(noop, func(i, j int) bool { return noop[i] < noop[j] })
+	fmt.Printf("\nresults (3 control planes + 1 worker, %s → %s):\n", from, to)
+	fmt.Printf("  %-52s %8s\n", "raw kubeadm HA install (baseline)", secs(baseInstall))
+	fmt.Printf("  %-52s %8s  %.2f× baseline (target ≤ 1.15×)\n", "slipway apply, fresh HA cluster", secs(apply), ratio(apply, baseInstall))
+	if len(noop) > 0 {
+		fmt.Printf("  %-52s %8s  min %s, max %s (target ≤ 5 s)\n", fmt.Sprintf("slipway apply, no-op (median of %d)", len(noop)),
+			secs(noop[len(noop)/2]), secs(noop[0]), secs(noop[len(noop)-1]))
+	}
+	fmt.Printf("  %-52s %8s\n", "raw kubeadm upgrade, every step (baseline)", secs(baseUpgrade))
+	fmt.Printf("  %-52s %8s\n", "  of which kubeadm upgrade apply/node alone", secs(kubeadmOnly))
+	fmt.Printf("  %-52s %8s  %.2f× baseline (target ≤ 1.2×)\n", "slipway apply, upgrade", secs(upgrade), ratio(upgrade, baseUpgrade))
+	fmt.Println("\nphases:")
+	for _, l := range b.report {
+		fmt.Println("  " + l)
+	}
+	return nil
+}
+
+// baseline builds the HA cluster with raw kubeadm and returns the time until every node is Ready.
+func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
+	res, err := config.Load(ctx, config.Options{ManifestPath: b.sb.Path("slipway.yaml"), TerraformSource: b.sb.Path("tf.json")})
+	if err != nil {
+		return 0, err
+	}
+	cni, err := addons.Render(res.Cluster)
+	if err != nil {
+		return 0, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return 0, err
+	}
+	certKey := hex.EncodeToString(key)
+	minor, deb := minorOf(b.from), debOf(b.from)
+	all := append(append([]sandboxapi.Host{}, b.cps...), b.worker)
+	leader := b.cps[0]
+	var join string
+	start := time.Now()
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"baseline: packages and containerd on 4 hosts", func() error {
+			return parallel(all, func(h sandboxapi.Host) error {
+				if _, err := b.sb.RunScript(ctx, h, selftest.InstallScript, b.sb.Assets.Files, minor, deb, b.sb.Assets.Registry, b.from); err != nil {
+					return err
+				}
+				// flannel's images are mirrored too, as slipway's manifest does.
+				_, err := b.sb.Run(ctx, h, "mkdir -p /etc/containerd/certs.d/ghcr.io && printf '[host.\"%s\"]\\n  capabilities = [\"pull\", \"resolve\"]\\n' "+
+					quote(b.sb.Assets.Registry)+" >/etc/containerd/certs.d/ghcr.io/hosts.toml")
+				return err
+			})
+		}},
+		{"baseline: kubeadm init on " + leader.Name, func() error {
+			out, err := b.sb.RunScript(ctx, leader, initScript, b.from, leader.IP, b.sb.Endpoint, res.Cluster.ClusterNetwork.PodSubnet, b.sb.Assets.ResolvConf, certKey)
+			join = strings.TrimSpace(out)
+			return err
+		}},
+	}
+	for _, cp := range b.cps[1:] {
+		steps = append(steps, struct {
+			name string
+			run  func() error
+		}{"baseline: kubeadm join --control-plane on " + cp.Name, func() error {
+			_, err := b.sb.Run(ctx, cp, join+" --control-plane --certificate-key "+certKey+" --apiserver-advertise-address "+cp.IP+
+				" --ignore-preflight-errors=HTTPProxyCIDR --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
+			return err
+		}})
+	}
+	steps = append(steps, []struct {
+		name string
+		run  func() error
+	}{
+		{"baseline: kubeadm join on " + b.worker.Name, func() error {
+			_, err := b.sb.Run(ctx, b.worker, join+" --ignore-preflight-errors=HTTPProxyCIDR --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
+			return err
+		}},
+		{"baseline: flannel", func() error {
+			_, err := b.sb.RunScript(ctx, leader, kubectl+"apply -f - >/dev/null <<'SLIPWAY_BENCH_EOF'\n"+string(cni)+"\nSLIPWAY_BENCH_EOF\n")
+			return err
+		}},
+		{"baseline: every node Ready", func() error {
+			return b.poll(ctx, 5*time.Minute, "4 Ready nodes", func() error { return b.nodesAt(ctx, b.from, 4) })
+		}},
+	}...)
+	for _, s := range steps {
+		if err := b.timed(s.name, s.run); err != nil {
+			return 0, err
+		}
+	}
+	total := time.Since(start)
+	b.report = append(b.report, fmt.Sprintf("%-60s %8s", "baseline: total", secs(total)))
+	return total, nil
+}
+
+// baselineUpgrade upgrades the baseline cluster node by node and returns the total and the
+// time spent in the kubeadm commands alone.
+func (b *bench) baselineUpgrade(ctx context.Context) (total, kubeadmOnly time.Duration, err error) {
+	minor, deb := minorOf(b.to), debOf(b.to)
+	leader := b.cps[0]
+	start := time.Now()
+	for i, h := range append(append([]sandboxapi.Host{}, b.cps...), b.worker) {
+		role := "other"
+		if i == 0 {
+			role = "first"
+		}
+		ks := time.Now()
+		err := b.timed("raw upgrade: kubeadm on "+h.Name, func() error {
+			_, err := b.sb.RunScript(ctx, h, upgradeScript, "kubeadm", b.sb.Assets.Files, minor, deb, b.to, role)
+			return err
+		})
+		kubeadmOnly += time.Since(ks)
+		if err != nil {
+			return 0, 0, err
+		}
+		steps := []struct {
+			name string
+			run  func() error
+		}{
+			{"drain", func() error {
+				_, err := b.sb.Run(ctx, leader, kubectl+"drain "+h.Name+" --ignore-daemonsets --delete-emptydir-data --timeout=5m")
+				return err
+			}},
+			{"kubelet and kubectl", func() error {
+				_, err := b.sb.RunScript(ctx, h, upgradeScript, "kubelet", b.sb.Assets.Files, minor, deb, b.to, role)
+				return err
+			}},
+			{"uncordon, Ready at " + b.to, func() error {
+				if _, err := b.sb.Run(ctx, leader, kubectl+"uncordon "+h.Name); err != nil {
+					return err
+				}
+				return b.poll(ctx, 5*time.Minute, h.Name+" Ready at "+b.to, func() error { return b.nodeAt(ctx, h.Name, b.to) })
+			}},
+		}
+		for _, s := range steps {
+			if err := b.timed("raw upgrade: "+s.name+" on "+h.Name, s.run); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
+	total = time.Since(start)
+	b.report = append(b.report, fmt.Sprintf("%-60s %8s", "raw upgrade: total", secs(total)))
+	return total, kubeadmOnly, nil
+}
+
+// apply runs slipway apply with the sandbox's Terraform output and returns how long it took.
+func (b *bench) apply(ctx context.Context, manifest string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, b.slipway, "apply", "-m", manifest, "-t", b.sb.Path("tf.json"), "--auto-approve")
+	cmd.Dir = b.work
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(b.work, "config"))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	b.report = append(b.report, fmt.Sprintf("%-60s %8s", "slipway apply -m "+filepath.Base(manifest), secs(d)))
+	if err != nil {
+		return d, fmt.Errorf("slipway apply -m %s: %w", manifest, err)
+	}
+	return d, nil
+}
+
+// manifestAt writes a copy of the sandbox manifest at another Kubernetes version.
+func (b *bench) manifestAt(version string) (string, error) {
+	data, err := os.ReadFile(b.sb.Path("slipway.yaml"))
+	if err != nil {
+		return "", err
+	}
+	old := "kubernetes: " + b.from
+	if !strings.Contains(string(data), old) {
+		return "", fmt.Errorf("%s does not contain %q", b.sb.Path("slipway.yaml"), old)
+	}
+	path := filepath.Join(b.sb.Dir, "slipway-"+version+".yaml")
+	return path, os.WriteFile(path, []byte(strings.Replace(string(data), old, "kubernetes: "+version, 1)), 0o600)
+}
+
+func (b *bench) nodesAt(ctx context.Context, version string, n int) error {
+	out, err := b.sb.Run(ctx, b.cps[0], kubectl+`get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}'`)
+	if err != nil {
+		return err
+	}
+	ready := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == version && f[2] == "True" {
+			ready++
+		}
+	}
+	if ready != n {
+		return fmt.Errorf("%d of %d nodes Ready at %s:\n%s", ready, n, version, out)
+	}
+	return nil
+}
+
+func (b *bench) nodeAt(ctx context.Context, name, version string) error {
+	out, err := b.sb.Run(ctx, b.cps[0], kubectl+"get node "+name+` -o jsonpath='{.status.nodeInfo.kubeletVersion} {.status.conditions[?(@.type=="Ready")].status} {.spec.unschedulable}'`)
+	if err != nil {
+		return err
+	}
+	if f := strings.Fields(out); len(f) < 2 || f[0] != version || f[1] != "True" || len(f) > 2 && f[2] == "true" {
+		return fmt.Errorf("node %s: kubelet, Ready, unschedulable = %q", name, out)
+	}
+	return nil
+}
+
+// poll retries check every second until it passes or the timeout ends.
+func (b *bench) poll(ctx context.Context, timeout time.Duration, what string, check func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waited %s for %s: %w", timeout, what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (b *bench) timed(name string, fn func() error) error {
+	phase(name)
+	start := time.Now()
+	err := fn()
+	b.report = append(b.report, fmt.Sprintf("%-60s %8s", name, secs(time.Since(start))))
+	return err
+}
+
+func parallel(hosts []sandboxapi.Host, fn func(sandboxapi.Host) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(hosts))
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = fn(h) }()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func phase(s string) { fmt.Fprintf(os.Stderr, "\n==> %s %s\n", time.Now().Format("15:04:05"), s) }
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
+
+func ratio(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
+
+func minorOf(v string) string { return v[:strings.LastIndex(v, ".")] }
+
+func debOf(v string) string { return strings.TrimPrefix(v, "v") + "-1.1" }
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

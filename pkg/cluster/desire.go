@@ -5,13 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/slipway-dev/slipway/pkg/addons"
-	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/steps"
@@ -71,7 +65,7 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 			return nil, err
 		}
 	}
-	existing, err := kubeletVersions(ctx, kc)
+	existing, err := steps.KubeletVersions(ctx, kc)
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +81,7 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		d.MachineDeployments = out
 		// MachineDeployments the manifest does not declare get only their kubelet version
 		// applied, as a partial object under a field manager of its own.
-		var bumps []byte
-		for _, name := range undeclared {
-			bumps = append(bumps, fmt.Sprintf("---\napiVersion: %s\nkind: MachineDeployment\nmetadata: {name: %q, namespace: %q}\nspec: {template: {spec: {versions: {kubelet: %q}}}}\n",
-				v1alpha1.GroupVersion, name, workers.Namespace, strings.TrimPrefix(c.Versions.Kubernetes, "v"))...)
-		}
+		bumps := workers.KubeletBumps(undeclared, c.Versions.Kubernetes)
 		d.KubeletBumps = bumps
 		d.Plan.Addons["machine-deployments"] = steps.Hash(out, bumps)
 	}
@@ -108,28 +98,6 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		}
 	}
 	return d, nil
-}
-
-// kubeletVersions returns the kubelet version of every MachineDeployment in the workers'
-// namespace, or nothing when there is no cluster yet or no machine-controller CRDs in it.
-func kubeletVersions(ctx context.Context, kc *kube.Client) (map[string]string, error) {
-	out := map[string]string{}
-	if kc == nil {
-		return out, nil
-	}
-	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
-	list, err := kc.Dynamic.Resource(gvr).Namespace(workers.Namespace).List(ctx, metav1.ListOptions{})
-	switch {
-	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-		return out, nil
-	case err != nil:
-		return nil, fmt.Errorf("listing MachineDeployments in %s: %w", workers.Namespace, err)
-	}
-	for _, md := range list.Items {
-		v, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
-		out[md.GetName()] = v
-	}
-	return out, nil
 }
 
 // Implementations binds step names to their work for one run.

@@ -4,7 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
 // ApplyAddon returns a step that server-side applies manifests and records their hash under
@@ -56,4 +63,26 @@ func (e *Env) ApplyMachineDeployments(mds, bumps []byte) Func {
 		e.logf("", "applied %d MachineDeployments, raised the kubelet version of %d more", len(objs), len(partial))
 		return RecordAddon(ctx, c, "machine-deployments", Hash(mds, bumps))
 	}
+}
+
+// KubeletVersions returns the kubelet version of every MachineDeployment in the workers'
+// namespace, or nothing when there is no cluster yet or no machine-controller CRDs in it.
+func KubeletVersions(ctx context.Context, kc *kube.Client) (map[string]string, error) {
+	out := map[string]string{}
+	if kc == nil {
+		return out, nil
+	}
+	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
+	list, err := kc.Dynamic.Resource(gvr).Namespace(workers.Namespace).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		return out, nil
+	case err != nil:
+		return nil, fmt.Errorf("listing MachineDeployments in %s: %w", workers.Namespace, err)
+	}
+	for _, md := range list.Items {
+		v, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "versions", "kubelet")
+		out[md.GetName()] = v
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -50,4 +51,16 @@ func PinKubelet(mds []*v1alpha1.MachineDeployment, existing map[string]string, v
 	sort.Slice(changed, func(i, j int) bool { return changed[i].Name < changed[j].Name })
 	sort.Strings(undeclared)
 	return changed, undeclared
+}
+
+// KubeletBumps renders, for each named MachineDeployment in Namespace, a partial object that
+// sets only its kubelet version: applied under a field manager of its own, it leaves every
+// other field to whoever owns it.
+func KubeletBumps(names []string, version string) []byte {
+	var out []byte
+	for _, name := range names {
+		out = fmt.Appendf(out, "---\napiVersion: %s\nkind: MachineDeployment\nmetadata: {name: %q, namespace: %q}\nspec: {template: {spec: {versions: {kubelet: %q}}}}\n",
+			v1alpha1.GroupVersion, name, Namespace, strings.TrimPrefix(version, "v"))
+	}
+	return out
 }

@@ -36,7 +36,7 @@ func TestUpSelftestDown(t *testing.T) {
 	defer cancel()
 	const name = "gotest"
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
-		Name: name, Dir: t.TempDir(), Subnet: "172.30.250.0/24", Hosts: 2, LB: true,
+		Name: name, Dir: t.TempDir(), Subnet: "172.30.251.0/24", Hosts: 2, LB: true,
 		Versions: []string{"v1.34.1"}, Log: testWriter{t},
 	})
 	down := func() {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"text/template"
@@ -196,7 +197,11 @@ func (h *harness) slipway(env []string, args ...string) result {
 	cmd := exec.CommandContext(ctx, slipwayBin, args...)
 	cmd.Dir = h.dir
 	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config")), env...)
-	var out, stdout bytes.Buffer
+	// out interleaves both streams; it must serialize writes and must not offer ReadFrom:
+	// exec copies stderr into a bytes.Buffer with ReadFrom, which holds the buffer's tail across
+	// a blocking read and overwrites whatever stdout wrote meanwhile.
+	var out lockedBuffer
+	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
 	start := time.Now()
 	err := cmd.Run()
@@ -214,6 +219,24 @@ func (h *harness) slipway(env []string, args ...string) result {
 	}
 	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, r.out)
 	return r
+}
+
+// lockedBuffer is a Writer that several goroutines may share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // mustApply runs apply to completion and fails the test otherwise.

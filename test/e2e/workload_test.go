@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,7 +86,19 @@ func imageWith(binary []byte) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mutate.Config(img, v1.Config{Entrypoint: []string{"/netcheck"}, Cmd: []string{"serve"}})
+	img, err = mutate.Config(img, v1.Config{Entrypoint: []string{"/netcheck"}, Cmd: []string{"serve"}})
+	if err != nil {
+		return nil, err
+	}
+	// Without a platform, `ctr images import` filters the image out ("image might be filtered
+	// out") and the kubelet would not find it.
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture = "linux", runtime.GOARCH
+	return mutate.ConfigFile(img, cf)
 }
 
 // netcheckDaemonSet runs netcheck on every node, control planes included, behind a Service.

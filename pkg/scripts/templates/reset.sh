@@ -5,7 +5,9 @@ CRI), then what it leaves behind. */ -}}
 if command -v kubeadm >/dev/null &&
   { [ -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)" ] || [ -e /etc/kubernetes/kubelet.conf ] ||
     [ -e /var/lib/kubelet/config.yaml ] || [ -e /var/lib/etcd/member ]; }; then
-  quiet kubeadm reset -f --cri-socket {{q .CRISocket}}
+  # The whole cluster goes, every host at once: removing this host's etcd member would wait on a
+  # quorum that the other control planes' resets are taking away (kubeadm retries for minutes).
+  quiet kubeadm reset -f --skip-phases=remove-etcd-member --cri-socket {{q .CRISocket}}
   changed "ran kubeadm reset"
 fi
 if active kubelet; then

@@ -40,7 +40,7 @@ func Reset(os OS, p ResetParams) (string, error) {
 	d := resetData{
 		Family:    family,
 		CRISocket: "unix:///run/containerd/containerd.sock",
-		Dirs: []string{"/etc/kubernetes", "/var/lib/etcd", "/var/lib/kubelet", "/etc/cni/net.d", "/var/lib/cni",
+		Dirs: []string{"/etc/kubernetes", "/var/lib/etcd", "/var/lib/kubelet", "/var/lib/cni",
 			"/run/flannel", "/etc/slipway", "/var/lib/slipway", "/root/.kube"},
 		Interfaces:     []string{"cni0", "flannel.1", "flannel-v6.1", "vxlan.calico", "cilium_host", "cilium_net", "cilium_vxlan", "kube-ipvs0"},
 		RemoveBinaries: p.RemoveBinaries,

@@ -192,6 +192,8 @@ func TestScriptsOnSandboxHost(t *testing.T) {
 
 	initControlPlane(t, x, pause)
 
+	// A CNI's configuration, as flannel's DaemonSet writes it.
+	x.shell("printf '{}' >/etc/cni/net.d/10-flannel.conflist")
 	reset, err := scripts.Reset(x.os, scripts.ResetParams{Cluster: c})
 	if err != nil {
 		t.Fatal(err)
@@ -204,6 +206,10 @@ func TestScriptsOnSandboxHost(t *testing.T) {
 	after := x.probe()
 	if after.AdminConf || after.KubeletConf || after.EtcdData || after.KubeletActive || !after.ContainerdActive || after.KubeadmVersion != "v1.34.1" {
 		t.Errorf("after reset: %+v", after)
+	}
+	// The directory stays (containerd watches it), empty.
+	if left := x.shell("test -d /etc/cni/net.d && ls -A /etc/cni/net.d | wc -l"); left != "0" {
+		t.Errorf("after reset /etc/cni/net.d is missing or holds %s entries", left)
 	}
 	if rules := x.shell("iptables-save | grep -c KUBE- || true"); rules != "0" {
 		t.Errorf("%s KUBE- iptables lines left after reset", rules)

@@ -135,6 +135,13 @@ if [ "$reload_units" = 1 ]; then
   quiet systemctl daemon-reload
   restart_containerd=1
 fi
+# containerd's CRI plugin watches the CNI configuration directory from its start; a directory
+# created later is never watched, and the node would stay NotReady with the CNI's file in it.
+if [ ! -d /etc/cni/net.d ]; then
+  mkdir -p /etc/cni/net.d
+  changed "created /etc/cni/net.d"
+  restart_containerd=1
+fi
 enable_unit containerd
 if [ "$restart_containerd" = 1 ]; then
   quiet systemctl restart containerd

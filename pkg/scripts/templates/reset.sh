@@ -22,6 +22,12 @@ done
 for d in {{qs .Dirs}}; do
   remove_path "$d"
 done
+# The CNI configuration goes, its directory stays: containerd watches that directory, and would
+# not notice the next cluster's CNI configuration in one created anew.
+if [ -n "$(ls -A /etc/cni/net.d 2>/dev/null)" ]; then
+  find /etc/cni/net.d -mindepth 1 -delete
+  changed "removed the CNI configuration in /etc/cni/net.d"
+fi
 
 # iptables rules and chains of kube-proxy (KUBE-*) and the CNIs (FLANNEL*, cali-*, CILIUM*),
 # in every table, for IPv4 and IPv6. Other rules (Docker's, the administrator's) stay.

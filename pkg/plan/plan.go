@@ -114,6 +114,11 @@ func Build(d Desired, o Observed) (*Plan, error) {
 		have, _ := semver.NewVersion(o.Cluster.Version)
 		upgrading = have != nil && have.LessThan(want)
 	}
+	// The upgrade's preflight comes before anything changes on a host, the new version's
+	// prerequisites (containerd's sandbox image) included.
+	if upgrading {
+		add(StepUpgradePreflight, "", fmt.Sprintf("the cluster runs %s; want %s", o.Cluster.Version, d.Version), false)
+	}
 
 	// Prerequisites and binaries on every host that is not yet part of the cluster or lacks them.
 	for _, dh := range d.Hosts {
@@ -175,7 +180,6 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	}
 
 	if upgrading {
-		add(StepUpgradePreflight, "", fmt.Sprintf("the cluster runs %s; want %s", o.Cluster.Version, d.Version), false)
 		add(StepUpgradeLeader, leader.Name, "the first control plane upgrades the cluster-wide components", false)
 	}
 	for _, dh := range upgradeOrder(d.Hosts) {

@@ -113,6 +113,24 @@ func TestBuild(t *testing.T) {
 			want:    "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
 		},
 		{
+			name: "preflight comes before the new version's prerequisites",
+			desired: func() Desired {
+				hs := hostsHA()
+				for i := range hs {
+					hs[i].PrereqHash = "new"
+				}
+				return Desired{Version: "1.35.0", Hosts: hs}
+			}(),
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", nil)
+				for i := range o.Hosts {
+					o.Hosts[i].PrereqHash = "old"
+				}
+				return o
+			}(),
+			want: "upgrade-preflight; prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
+		},
+		{
 			name:    "interrupted upgrade resumes with the nodes left behind",
 			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
 			obs: func() Observed {

@@ -181,8 +181,17 @@ func (h *harness) checkPodNetwork(c kubernetes.Interface, nodes int) {
 			}
 		}
 		urls = append(urls, "http://netcheck.default.svc.cluster.local/")
-		if out, err := h.kubectl(append([]string{"exec", from.Name, "--", "/netcheck", "get"}, urls...)...); err != nil {
-			h.t.Fatalf("pod %s on %s cannot reach the others: %v\n%s", from.Name, from.Spec.NodeName, err, out)
+		// kube-proxy programs a new Service on each node on its own schedule, shortly after the
+		// Service and its endpoints appear: allow it a minute before calling the network broken.
+		var out string
+		err := kube.Wait(ctx, fmt.Sprintf("pod %s on %s to reach the other pods and the Service", from.Name, from.Spec.NodeName), time.Minute,
+			func(context.Context) (bool, string, error) {
+				var err error
+				out, err = h.kubectl(append([]string{"exec", from.Name, "--", "/netcheck", "get"}, urls...)...)
+				return err == nil, out, nil
+			})
+		if err != nil {
+			h.t.Fatalf("pod %s on %s cannot reach the others: %v", from.Name, from.Spec.NodeName, err)
 		}
 		if out, err := h.kubectl("exec", from.Name, "--", "/netcheck", "lookup", "kubernetes.default.svc.cluster.local"); err != nil {
 			h.t.Fatalf("CoreDNS does not resolve from %s: %v\n%s", from.Spec.NodeName, err, out)

@@ -124,23 +124,52 @@ func hostState(n *inventory.Node, f *steps.Facts, prereqHash string) plan.HostSt
 	}
 }
 
+// Waits for an API that does not answer during probing. An API restarting (kubeadm upgrade
+// replaces its static pod, a kubelet upgrade restarts it) is back within a minute or two.
+var (
+	// establishedAPIWait is how long a cluster that hosts have joined may take to answer.
+	establishedAPIWait = 5 * time.Minute
+	// initAPIWait is how long a leader whose init may have been interrupted may take.
+	initAPIWait = time.Minute
+)
+
 // probeCluster reads the running cluster through the first control plane with an admin
-// kubeconfig. No such host, or an API that does not answer, means there is no cluster yet.
+// kubeconfig. No such host means there is no cluster yet. An API that does not answer means an
+// interrupted init when only the leader has a kubelet kubeconfig; when more hosts have one, the
+// cluster exists and is unavailable right now, and apply stops rather than plan a new init.
 func probeCluster(ctx context.Context, env *steps.Env) (*plan.ClusterState, error) {
 	cs := &plan.ClusterState{Nodes: map[string]*plan.NodeState{}}
 	anyAdmin := false
+	var joined []string
 	for _, n := range env.Nodes {
 		anyAdmin = anyAdmin || (n.Role == plan.ControlPlane && env.Facts[n.Name].AdminConf)
+		if env.Facts[n.Name].KubeletConf {
+			joined = append(joined, n.Name)
+		}
 	}
 	if !anyAdmin {
 		return cs, nil
+	}
+	established := len(joined) > 1
+	wait := initAPIWait
+	if established {
+		wait = establishedAPIWait
 	}
 	c, err := env.Kube(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.Healthy(ctx, 15*time.Second); err != nil {
-		return cs, nil
+		if env.Log != nil {
+			fmt.Fprintf(env.Log, "The Kubernetes API does not answer yet (%v); waiting up to %s...\n", err, wait)
+		}
+		if _, err := env.WaitAPI(ctx, wait); err != nil {
+			if established {
+				return nil, fmt.Errorf("%s have joined a cluster whose API does not answer, so apply will not start a new one: %w; "+
+					"check the control planes (crictl ps -a, journalctl -u kubelet) and run apply again", strings.Join(joined, ", "), err)
+			}
+			return cs, nil
+		}
 	}
 	cs.Exists = true
 	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, "kubeadm-config", metav1.GetOptions{})

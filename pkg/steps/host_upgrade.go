@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubectl/pkg/drain"
 
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
 const (
@@ -110,7 +112,33 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 	if err := e.waitKubelet(ctx, c, n.Name); err != nil {
 		return err
 	}
+	if n.Role == plan.ControlPlane {
+		// The new kubelet may restart the static pods after the Node turns Ready: the next step
+		// needs this control plane's API server back, and a one-control-plane cluster its only one.
+		if err := waitStaticPodReady(ctx, c, "kube-apiserver-"+n.Name); err != nil {
+			return err
+		}
+		if _, err := e.WaitAPI(ctx, apiTimeout); err != nil {
+			return err
+		}
+	}
 	return uncordon(ctx, c, n.Name)
+}
+
+// waitStaticPodReady waits until the mirror pod of a static pod reports Ready.
+func waitStaticPodReady(ctx context.Context, c *kube.Client, name string) error {
+	return kube.Wait(ctx, fmt.Sprintf("static pod kube-system/%s to be Ready", name), apiTimeout, func(ctx context.Context) (bool, string, error) {
+		p, err := c.Kube.CoreV1().Pods("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady {
+				return cond.Status == corev1.ConditionTrue, fmt.Sprintf("phase %s, ready %s", p.Status.Phase, cond.Status), nil
+			}
+		}
+		return false, fmt.Sprintf("phase %s", p.Status.Phase), nil
+	})
 }
 
 // waitKubelet waits until the node reports the wanted kubelet version and is Ready.

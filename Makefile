@@ -143,6 +143,11 @@ bench-openstack: ## OpenStack calls per machine at 0→500: the provider alone, 
 openstack-sim: ## run the OpenStack simulator standalone on OPENSTACK_SIM_LISTEN (prints OS_* variables)
 	$(GO) run ./test/openstack-sim --listen $(OPENSTACK_SIM_LISTEN)
 
+# ---- apply benchmark (issue 5) -------------------------------------------------------------
+.PHONY: bench-apply
+bench-apply: ## slipway apply against raw kubeadm on the same sandbox hosts: install, no-op, upgrade; figures in test/bench/apply.md
+	$(GO) run ./test/bench/apply
+
 # ---- demo: the README's main command ----------------------------------------------------------
 DEMO_DIR ?= test/sandbox/.state
 .PHONY: demo demo-down

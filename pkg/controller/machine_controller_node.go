@@ -86,6 +86,13 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 		} else {
 			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionFalse, "WaitingForNode",
 				"the server runs; waiting for its kubelet to register")
+			if identityChanged(s.orig, m) {
+				// The Node watch finds a Machine through its provider ID and addresses in the
+				// cache. A kubelet that registered while this reconcile was recording them was
+				// mapped to no Machine, and this reconcile's Node cache may not hold it yet:
+				// look once more when both caches have caught up.
+				return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
+			}
 		}
 		return ctrl.Result{}, nil
 	}
@@ -177,4 +184,19 @@ func hasTaintEffect(n *corev1.Node, key string, effect corev1.TaintEffect) bool 
 		}
 	}
 	return false
+}
+
+// identityChanged says whether the Machine's provider ID or addresses differ from how it was read.
+func identityChanged(orig, m *v1alpha1.Machine) bool {
+	if orig == nil {
+		return true
+	}
+	a, b := "", ""
+	if orig.Spec.ProviderID != nil {
+		a = *orig.Spec.ProviderID
+	}
+	if m.Spec.ProviderID != nil {
+		b = *m.Spec.ProviderID
+	}
+	return a != b || !equality.Semantic.DeepEqual(orig.Status.Addresses, m.Status.Addresses)
 }

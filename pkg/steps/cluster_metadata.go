@@ -95,11 +95,7 @@ func (e *Env) MetadataDrift(ctx context.Context, c *kube.Client) ([]string, erro
 // The patch carries the Node's resourceVersion, so a taint list changed meanwhile by someone
 // else is not overwritten: the step fails and the next apply computes it again.
 func (e *Env) ApplyNodeMetadata(ctx context.Context, host string) error {
-	n, err := e.Node(host)
-	if err != nil {
-		return err
-	}
-	c, err := e.Kube(ctx)
+	n, c, err := e.nodeAndKube(ctx, host)
 	if err != nil {
 		return err
 	}

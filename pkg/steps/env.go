@@ -42,6 +42,20 @@ func (e *Env) Node(name string) (*inventory.Node, error) {
 	return nil, fmt.Errorf("no host named %q in the manifest", name)
 }
 
+// nodeAndKube returns the node named host and a client for the cluster, what every step that
+// works on one host's Node needs first.
+func (e *Env) nodeAndKube(ctx context.Context, host string) (*inventory.Node, *kube.Client, error) {
+	n, err := e.Node(host)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := e.Kube(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, c, nil
+}
+
 // Leader returns the leader node.
 func (e *Env) Leader() *inventory.Node { return inventory.Leader(e.Nodes) }
 

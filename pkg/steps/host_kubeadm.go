@@ -140,11 +140,7 @@ func (e *Env) JoinWorker(ctx context.Context, host string) error {
 }
 
 func (e *Env) join(ctx context.Context, host string, controlPlane bool) error {
-	n, err := e.Node(host)
-	if err != nil {
-		return err
-	}
-	c, err := e.Kube(ctx)
+	n, c, err := e.nodeAndKube(ctx, host)
 	if err != nil {
 		return err
 	}

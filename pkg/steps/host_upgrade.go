@@ -73,11 +73,7 @@ func (e *Env) UpgradeNode(ctx context.Context, host string) error {
 }
 
 func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
-	n, err := e.Node(host)
-	if err != nil {
-		return err
-	}
-	c, err := e.Kube(ctx)
+	n, c, err := e.nodeAndKube(ctx, host)
 	if err != nil {
 		return err
 	}

@@ -37,16 +37,13 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
 	"github.com/slipway-dev/slipway/test/sandbox/selftest"
 )
 
-var (
-	//go:embed init.sh
-	initScript string
-	//go:embed upgrade.sh
-	upgradeScript string
-)
+//go:embed upgrade.sh
+var upgradeScript string
 
 const kubectl = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 
@@ -204,7 +201,7 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 			})
 		}},
 		{"baseline: kubeadm init on " + leader.Name, func() error {
-			out, err := b.sb.RunScript(ctx, leader, initScript, b.from, leader.IP, b.sb.Endpoint, res.Cluster.ClusterNetwork.PodSubnet, b.sb.Assets.ResolvConf, certKey)
+			out, err := b.sb.RunScript(ctx, leader, selftest.InitScript, b.from, leader.IP, res.Cluster.ClusterNetwork.PodSubnet, b.sb.Assets.ResolvConf, b.sb.Endpoint, certKey)
 			join = strings.TrimSpace(out)
 			return err
 		}},
@@ -232,7 +229,7 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 			return err
 		}},
 		{"baseline: every node Ready", func() error {
-			return b.poll(ctx, 5*time.Minute, "4 Ready nodes", func() error { return b.nodesAt(ctx, b.from, 4) })
+			return poll(ctx, 5*time.Minute, "4 Ready nodes", func() error { return b.nodesAt(ctx, b.from, 4) })
 		}},
 	}...)
 	for _, s := range steps {
@@ -281,7 +278,7 @@ func (b *bench) baselineUpgrade(ctx context.Context) (total, kubeadmOnly time.Du
 				if _, err := b.sb.Run(ctx, leader, kubectl+"uncordon "+h.Name); err != nil {
 					return err
 				}
-				return b.poll(ctx, 5*time.Minute, h.Name+" Ready at "+b.to, func() error { return b.nodeAt(ctx, h.Name, b.to) })
+				return poll(ctx, 5*time.Minute, h.Name+" Ready at "+b.to, func() error { return b.nodeAt(ctx, h.Name, b.to) })
 			}},
 		}
 		for _, s := range steps {
@@ -353,23 +350,14 @@ func (b *bench) nodeAt(ctx context.Context, name, version string) error {
 	return nil
 }
 
-// poll retries check every second until it passes or the timeout ends.
-func (b *bench) poll(ctx context.Context, timeout time.Duration, what string, check func() error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return nil
+// poll waits until check passes, saying what it waited for and what it saw last on timeout.
+func poll(ctx context.Context, timeout time.Duration, what string, check func() error) error {
+	return kube.Wait(ctx, what, timeout, func(context.Context) (bool, string, error) {
+		if err := check(); err != nil {
+			return false, err.Error(), nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("waited %s for %s: %w", timeout, what, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
+		return true, "", nil
+	})
 }
 
 func (b *bench) timed(name string, fn func() error) error {

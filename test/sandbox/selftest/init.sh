@@ -1,14 +1,20 @@
 #!/bin/bash
-# kubeadm init on the self-test's control plane. Go 1.26 rejects the bracketed IPv4 literal in
-# kubeadm's HTTPProxyCIDR preflight check (kubernetes/kubernetes#135013): ignore only that.
+# kubeadm init on the self-test's control plane, and on the apply benchmark's first control
+# plane (test/bench/apply), which passes the load balancer's endpoint and a certificate key so
+# that more control planes can join. Go 1.26 rejects the bracketed IPv4 literal in kubeadm's
+# HTTPProxyCIDR preflight check (kubernetes/kubernetes#135013): ignore only that.
 # nf_conntrack_max is global: outside the host's initial network namespace it is read-only
-# (mode 0444), so kube-proxy must not try to set it (maxPerCore: 0), as in kind.
-# usage: init.sh VERSION ADVERTISE_IP POD_CIDR RESOLV_CONF
+# (mode 0444), so kube-proxy must not try to set it (maxPerCore: 0), as in kind. The hosts share
+# the machine's disk, so disk-pressure eviction is off, as in slipway's sandbox manifest.
+# usage: init.sh VERSION ADVERTISE_IP POD_CIDR RESOLV_CONF [ENDPOINT [CERTIFICATE_KEY]]
 set -euo pipefail
-version=$1 ip=$2 pods=$3 resolv=$4
+version=$1 ip=$2 pods=$3 resolv=$4 endpoint=${5:-$2:6443} key=${6:-}
+upload=()
+if [ -n "$key" ]; then upload=(--upload-certs); fi
 cat >/root/kubeadm.yaml <<YAML
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: InitConfiguration
+${key:+certificateKey: $key}
 localAPIEndpoint:
   advertiseAddress: $ip
 nodeRegistration:
@@ -18,7 +24,7 @@ nodeRegistration:
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 kubernetesVersion: $version
-controlPlaneEndpoint: $ip:6443
+controlPlaneEndpoint: $endpoint
 networking:
   podSubnet: $pods
 ---
@@ -26,11 +32,12 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: systemd
 resolvConf: $resolv
+evictionHard: {memory.available: 100Mi, nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
 ---
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 conntrack:
   maxPerCore: 0
 YAML
-kubeadm init --config /root/kubeadm.yaml >/root/kubeadm-init.log 2>&1 || { tail -30 /root/kubeadm-init.log >&2; exit 1; }
+kubeadm init --config /root/kubeadm.yaml "${upload[@]}" >/root/kubeadm-init.log 2>&1 || { tail -30 /root/kubeadm-init.log >&2; exit 1; }
 kubeadm token create --print-join-command

@@ -20,8 +20,11 @@ var (
 	// REGISTRY_URL KUBERNETES_VERSION. The apply benchmark uses it for its raw-kubeadm baseline.
 	//go:embed install.sh
 	InstallScript string
+	// InitScript runs kubeadm init on a prepared host and prints the join command. Arguments:
+	// VERSION ADVERTISE_IP POD_CIDR RESOLV_CONF [ENDPOINT [CERTIFICATE_KEY]]; with a certificate
+	// key it uploads the control-plane certificates for control-plane joins.
 	//go:embed init.sh
-	initScript string
+	InitScript string
 	//go:embed cni.sh
 	cniScript string
 )
@@ -131,7 +134,7 @@ func (t *test) install(ctx context.Context) error {
 }
 
 func (t *test) init(ctx context.Context) error {
-	out, err := t.sb.RunScript(ctx, t.cp, initScript, t.version, t.cp.IP, podCIDR, t.sb.Assets.ResolvConf)
+	out, err := t.sb.RunScript(ctx, t.cp, InitScript, t.version, t.cp.IP, podCIDR, t.sb.Assets.ResolvConf)
 	if err != nil {
 		return err
 	}

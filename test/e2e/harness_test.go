@@ -217,20 +217,45 @@ func (h *harness) slipway(env []string, args ...string) result {
 	default:
 		h.t.Fatalf("running slipway %s: %v", strings.Join(args, " "), err)
 	}
-	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, r.out)
+	// The log carries the wall-clock time of each line, so that what slipway did can be
+	// matched with what the workload prober saw.
+	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, out.Stamped())
 	return r
 }
 
-// lockedBuffer is a Writer that several goroutines may share.
+// lockedBuffer is a Writer that several goroutines may share. Beside the plain text it keeps
+// a copy in which each line starts with the time its first byte arrived.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	stamped bytes.Buffer
+	midLine bool
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := time.Now().Format("15:04:05.000 ")
+	for rest := p; len(rest) > 0; {
+		if !l.midLine {
+			l.stamped.WriteString(now)
+		}
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		l.stamped.Write(line)
+		l.midLine = line[len(line)-1] != '\n'
+		rest = rest[len(line):]
+	}
 	return l.b.Write(p)
+}
+
+// Stamped is the text with each line's arrival time.
+func (l *lockedBuffer) Stamped() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stamped.String()
 }
 
 func (l *lockedBuffer) String() string {

@@ -162,6 +162,7 @@ func TestLifecycle(t *testing.T) {
 		// ignored or two nodes down at once exceed by far, and it always lists every failure.
 		if failed > 0 {
 			t.Logf("%d probe requests failed during the upgrade (goal: 0):\n%s", failed, strings.Join(failures, "\n"))
+			t.Logf("what the prober saw change in the cluster:\n%s", strings.Join(p.Timeline(), "\n"))
 		}
 		if total := ok + failed; total == 0 || failed*100 > total {
 			t.Errorf("%d of %d probe requests failed during the upgrade, more than 1%%", failed, total)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -246,6 +247,11 @@ type prober struct {
 	healthy, cordoned   map[string]bool // by node IP
 	stop                chan struct{}
 	done                sync.WaitGroup
+	// timeline records, with the time, every change the prober saw in the cluster: nodes'
+	// readiness and cordons, the web pods and their readiness, and the Service's ready
+	// endpoints. A failed request is explained by what changed around it.
+	timeline []string
+	seen     map[string]string // what was last recorded, by subject
 }
 
 func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober {
@@ -289,7 +295,7 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}}
+	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}, seen: map[string]string{}}
 	p.checkHealth(c, nodeIPs)
 	p.done.Add(2)
 	go func() {
@@ -368,9 +374,11 @@ func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
 					p.cordoned[a.Address] = n.Spec.Unschedulable
 				}
 			}
+			p.note("node "+n.Name, fmt.Sprintf("ready %t, cordoned %t, kubelet %s", nodeReady(&n), n.Spec.Unschedulable, n.Status.NodeInfo.KubeletVersion))
 		}
 		p.mu.Unlock()
 	}
+	p.observeWorkload(ctx, c)
 	hc := &http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, ip := range nodeIPs {
 		ok := false
@@ -388,12 +396,66 @@ func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
 	}
 }
 
+// observeWorkload records changes of the web pods and of the Service's ready endpoints.
+func (p *prober) observeWorkload(ctx context.Context, c kubernetes.Interface) {
+	pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return
+	}
+	slices, err := c.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=web"})
+	if err != nil {
+		return
+	}
+	var podStates []string
+	for _, pod := range pods.Items {
+		state := fmt.Sprintf("%s on %s %s ready=%t", pod.Name, pod.Spec.NodeName, pod.Status.Phase, podReady(&pod))
+		if pod.DeletionTimestamp != nil {
+			state += " terminating"
+		}
+		podStates = append(podStates, state)
+	}
+	var ready []string
+	for _, s := range slices.Items {
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready != nil && *e.Conditions.Ready && len(e.Addresses) > 0 {
+				node := ""
+				if e.NodeName != nil {
+					node = *e.NodeName
+				}
+				ready = append(ready, e.Addresses[0]+"@"+node)
+			}
+		}
+	}
+	sort.Strings(podStates)
+	sort.Strings(ready)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.note("web pods", strings.Join(podStates, "; "))
+	p.note("web ready endpoints", fmt.Sprintf("%d: %s", len(ready), strings.Join(ready, " ")))
+}
+
+// note adds a line to the timeline when a subject's state changed. p.mu must be held.
+func (p *prober) note(subject, state string) {
+	if p.seen[subject] == state {
+		return
+	}
+	p.seen[subject] = state
+	p.timeline = append(p.timeline, time.Now().Format("15:04:05.000")+" "+subject+": "+state)
+}
+
 func (p *prober) Stop() (ok, failed int64, failures []string) {
 	close(p.stop)
 	p.done.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ok.Load(), p.failed.Load(), p.failures
+}
+
+// Timeline is what the prober saw change in the cluster while it ran.
+func (p *prober) Timeline() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.timeline...)
 }
 
 func ptr[T any](v T) *T { return &v }

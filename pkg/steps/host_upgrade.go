@@ -117,8 +117,63 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 		if _, err := e.WaitAPI(ctx, apiTimeout); err != nil {
 			return err
 		}
+		// The API answering is not enough for the next node's drain: without an active
+		// controller manager, evicted pods are not replaced and stay in the Service's endpoints
+		// after they stop, and without a scheduler replacements stay Pending. With one control
+		// plane both restart with the upgrade and take over only when the old leader's lease
+		// expires, seconds after their pods turn Ready.
+		for _, component := range leaderElected {
+			if err := waitStaticPodReady(ctx, c, component+"-"+n.Name); err != nil {
+				return err
+			}
+		}
+		if err := waitLeaders(ctx, c, leaderElected...); err != nil {
+			return err
+		}
 	}
 	return uncordon(ctx, c, n.Name)
+}
+
+// leaderElected are the control-plane components that work only while one of their instances
+// holds the leader-election Lease of the same name in kube-system.
+var leaderElected = []string{"kube-controller-manager", "kube-scheduler"}
+
+// waitLeaders waits until each named leader-election Lease in kube-system is renewed while it
+// watches: proof that a leader is at work now, whichever control plane it runs on. Comparing
+// renew times with each other, not with this machine's clock, keeps clock skew out of it.
+func waitLeaders(ctx context.Context, c *kube.Client, names ...string) error {
+	first := map[string]string{}
+	return kube.Wait(ctx, "an active "+strings.Join(names, " and an active ")+" leader", apiTimeout, func(ctx context.Context) (bool, string, error) {
+		var waiting []string
+		for _, name := range names {
+			l, err := c.Kube.CoordinationV1().Leases("kube-system").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				waiting = append(waiting, fmt.Sprintf("lease %s: %v", name, err))
+				continue
+			}
+			holder, renewed := "", ""
+			if l.Spec.HolderIdentity != nil {
+				holder = *l.Spec.HolderIdentity
+			}
+			if l.Spec.RenewTime != nil {
+				renewed = l.Spec.RenewTime.UTC().Format(time.RFC3339Nano)
+			}
+			if was, seen := first[name]; !seen {
+				first[name] = holder + "@" + renewed
+			} else if holder != "" && renewed != "" && was != holder+"@"+renewed {
+				continue
+			}
+			waiting = append(waiting, fmt.Sprintf("lease %s held by %q, last renewed %s", name, holder, orDash(renewed)))
+		}
+		return len(waiting) == 0, strings.Join(waiting, "; "), nil
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // waitStaticPodReady waits until the mirror pod of a static pod reports Ready.

@@ -155,17 +155,18 @@ func TestLifecycle(t *testing.T) {
 		h.expectNodes(c, smallHosts, current)
 		ok, failed, failures := p.Stop()
 		t.Logf("prober: %d requests answered, %d failed during the upgrade; the load balancer took a node out of rotation %d times", ok, failed, p.skipped.Load())
-		// The goal is no failed request at all. Measured so far: 5 or 6 of about 2,300 fail in a
-		// burst of a few seconds around a node's kubelet restart (connection refused, then
-		// timeouts, on more than one node), not yet explained; see test/bench/apply.md. Until
-		// they are, the test fails on more than 1% of requests, which a broken drain, a PDB
-		// ignored or two nodes down at once exceed by far, and it always lists every failure.
+		// No request may fail. Two causes of lost requests were found with the timeline below
+		// and fixed: the prober started before kube-proxy had programmed the new NodePort (it
+		// now waits for the Service on every node first), and the next node was drained while
+		// the only control plane's controller manager had not yet taken over after its upgrade,
+		// so evicted pods stayed in the Service's endpoints after they stopped (slipway now waits
+		// for the controller manager's and scheduler's leases to be renewed).
 		if failed > 0 {
-			t.Logf("%d probe requests failed during the upgrade (goal: 0):\n%s", failed, strings.Join(failures, "\n"))
+			t.Errorf("%d of %d probe requests failed during the upgrade (want 0):\n%s", failed, ok+failed, strings.Join(failures, "\n"))
 			t.Logf("what the prober saw change in the cluster:\n%s", strings.Join(p.Timeline(), "\n"))
 		}
-		if total := ok + failed; total == 0 || failed*100 > total {
-			t.Errorf("%d of %d probe requests failed during the upgrade, more than 1%%", failed, total)
+		if ok == 0 {
+			t.Error("the prober sent no request during the upgrade")
 		}
 	})
 }

@@ -295,6 +295,24 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A load balancer adds a node only once the Service answers there: kube-proxy programs a new
+	// NodePort on each node in its own time, a moment after the Service and its endpoints
+	// appear, and until then the node refuses connections. Counting those would blame the
+	// upgrade for the Service being new.
+	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for _, ip := range nodeIPs {
+		err := kube.Wait(ctx, "the web Service to answer on node "+ip, time.Minute, func(ctx context.Context) (bool, string, error) {
+			resp, err := hc.Get("http://" + ip + ":30080/")
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, resp.Status, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}, seen: map[string]string{}}
 	p.checkHealth(c, nodeIPs)
 	p.done.Add(2)

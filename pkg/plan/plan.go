@@ -165,6 +165,11 @@ func Build(d Desired, o Observed) (*Plan, error) {
 			return nil, err
 		}
 	}
+	// The CNI needs only the API: applied before the joins, its pods start on each node as it
+	// joins, and the nodes are Ready sooner.
+	if d.Addons["cni"] != "" && o.Cluster.Addons["cni"] != d.Addons["cni"] {
+		add(StepCNI, "", addonReason(o.Cluster.Addons["cni"]), false)
+	}
 	for _, dh := range stale {
 		add(StepRepair, dh.Name, "the host was reinstalled: its old Node (and etcd member) must go before it joins again", false)
 	}
@@ -172,9 +177,6 @@ func Build(d Desired, o Observed) (*Plan, error) {
 		add(StepJoinControlPlane, dh.Name, "not part of the cluster yet", false)
 	}
 
-	if d.Addons["cni"] != "" && o.Cluster.Addons["cni"] != d.Addons["cni"] {
-		add(StepCNI, "", addonReason(o.Cluster.Addons["cni"]), false)
-	}
 	for _, dh := range joinW {
 		add(StepJoinWorker, dh.Name, "not part of the cluster yet", true)
 	}

@@ -60,7 +60,7 @@ func TestBuild(t *testing.T) {
 			obs:     Observed{Hosts: bare(hostsHA())},
 			want: "prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; " +
 				"install-kubernetes on cp-1; install-kubernetes on cp-2; install-kubernetes on cp-3; install-kubernetes on w-1; " +
-				"kubeadm-init on cp-1; join-control-plane on cp-2; join-control-plane on cp-3; cni; join-worker on w-1; " +
+				"kubeadm-init on cp-1; cni; join-control-plane on cp-2; join-control-plane on cp-3; join-worker on w-1; " +
 				"approve-csrs; wait-nodes-ready; machine-controller",
 		},
 		{

@@ -30,6 +30,13 @@ type Env struct {
 
 	mu   sync.Mutex
 	kube *kube.Client
+
+	// joinMu guards the credentials that every join of this run shares: one bootstrap token
+	// and, for control planes, one upload of the certificates under one key. Init fills them
+	// with what it gave kubeadm; otherwise the first join creates them.
+	joinMu    sync.Mutex
+	joinToken string
+	certKey   string
 }
 
 // Node returns the node named name.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 )
 
@@ -102,6 +103,10 @@ func (e *Env) Init(ctx context.Context, host string) error {
 	if err := e.Hosts[host].Command(ctx, "kubeadm", "init", "--config", initConfig, "--upload-certs").Run(); err != nil {
 		return err
 	}
+	// The joins that follow in this run use init's token and certificate key.
+	e.joinMu.Lock()
+	e.joinToken, e.certKey = token, key
+	e.joinMu.Unlock()
 	e.ResetKube()
 	_, err = e.WaitAPI(ctx, apiTimeout)
 	return err
@@ -144,7 +149,7 @@ func (e *Env) join(ctx context.Context, host string, controlPlane bool) error {
 	if err != nil {
 		return err
 	}
-	token, err := CreateJoinToken(ctx, c, "slipway: join "+host)
+	token, key, err := e.joinCredentials(ctx, c, controlPlane)
 	if err != nil {
 		return err
 	}
@@ -153,19 +158,7 @@ func (e *Env) join(ctx context.Context, host string, controlPlane bool) error {
 		return err
 	}
 	jp := kubeadmJoin(token, hash, controlPlane)
-	if controlPlane {
-		// Upload the control-plane certificates again under a new key: kubeadm deletes them
-		// two hours after init, and an earlier run's key is not known to this one.
-		key, err := NewCertificateKey()
-		if err != nil {
-			return err
-		}
-		leader := e.Leader()
-		if err := e.Hosts[leader.Name].Command(ctx, "kubeadm", "init", "phase", "upload-certs", "--upload-certs", "--certificate-key", key).Run(); err != nil {
-			return fmt.Errorf("uploading control-plane certificates from %s: %w", leader.Name, err)
-		}
-		jp.CertificateKey = key
-	}
+	jp.CertificateKey = key
 	np, err := e.nodeParams(n)
 	if err != nil {
 		return err
@@ -184,6 +177,39 @@ func (e *Env) join(ctx context.Context, host string, controlPlane bool) error {
 		return err
 	}
 	return e.ApplyNodeMetadata(ctx, host)
+}
+
+// joinCredentials returns the bootstrap token and, for a control plane, the key of the uploaded
+// certificates that the joins of this run share. What init created serves when this run
+// initialised the cluster; otherwise the first join creates a token and the first control-plane
+// join uploads the certificates again under a new key (kubeadm deletes them two hours after
+// init, and an earlier run's key is not known to this one). Joins that follow reuse both, which
+// saves each a token's signing and an upload.
+func (e *Env) joinCredentials(ctx context.Context, c *kube.Client, controlPlane bool) (token, key string, err error) {
+	e.joinMu.Lock()
+	defer e.joinMu.Unlock()
+	if e.joinToken == "" {
+		t, err := CreateJoinToken(ctx, c, "slipway: joins of one apply run")
+		if err != nil {
+			return "", "", err
+		}
+		e.joinToken = t
+	}
+	if !controlPlane {
+		return e.joinToken, "", nil
+	}
+	if e.certKey == "" {
+		k, err := NewCertificateKey()
+		if err != nil {
+			return "", "", err
+		}
+		leader := e.Leader()
+		if err := e.Hosts[leader.Name].Command(ctx, "kubeadm", "init", "phase", "upload-certs", "--upload-certs", "--certificate-key", k).Run(); err != nil {
+			return "", "", fmt.Errorf("uploading control-plane certificates from %s: %w", leader.Name, err)
+		}
+		e.certKey = k
+	}
+	return e.joinToken, e.certKey, nil
 }
 
 func kubeadmJoin(token, hash string, cp bool) kubeadm.JoinParams {

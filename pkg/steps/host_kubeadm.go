@@ -134,7 +134,7 @@ func (e *Env) InitFinish(ctx context.Context, host string) error {
 	return e.ApplyNodeMetadata(ctx, host)
 }
 
-// JoinControlPlane joins a control plane with a fresh token and certificate key.
+// JoinControlPlane joins a control plane with the run's shared token and certificate key.
 func (e *Env) JoinControlPlane(ctx context.Context, host string) error {
 	return e.join(ctx, host, true)
 }

@@ -78,9 +78,17 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 		return err
 	}
 	h := e.Hosts[host]
+	// Each phase's time goes to the progress output: an upgrade step takes minutes, and the
+	// operator (and the benchmark) should see where they go.
+	mark := time.Now()
+	phase := func(what string) {
+		e.logf(host, "%s (%s)", what, time.Since(mark).Round(100*time.Millisecond))
+		mark = time.Now()
+	}
 	if err := e.cordonAndDrain(ctx, c, n.Name); err != nil {
 		return err
 	}
+	phase("cordoned and drained")
 	if err := e.installBinaries(ctx, host); err != nil {
 		return err
 	}
@@ -102,12 +110,14 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 	if err := h.Command(ctx, "kubeadm", args...).Run(); err != nil {
 		return err
 	}
+	phase("kubeadm " + args[0] + " " + args[1] + " done")
 	if err := h.Command(ctx, "systemctl", "restart", "kubelet").Run(); err != nil {
 		return err
 	}
 	if err := e.waitKubelet(ctx, c, n.Name); err != nil {
 		return err
 	}
+	phase("kubelet restarted, node Ready")
 	if n.Role == plan.ControlPlane {
 		// The new kubelet may restart the static pods after the Node turns Ready: the next step
 		// needs this control plane's API server back, and a one-control-plane cluster its only one.
@@ -117,6 +127,7 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 		if _, err := e.WaitAPI(ctx, apiTimeout); err != nil {
 			return err
 		}
+		phase("kube-apiserver Ready, API answers")
 		// The API answering is not enough for the next node's drain: without an active
 		// controller manager, evicted pods are not replaced and stay in the Service's endpoints
 		// after they stop, and without a scheduler replacements stay Pending. With one control
@@ -127,9 +138,11 @@ func (e *Env) upgrade(ctx context.Context, host string, leader bool) error {
 				return err
 			}
 		}
+		phase("controller manager and scheduler Ready")
 		if err := waitLeaders(ctx, c, leaderElected...); err != nil {
 			return err
 		}
+		phase("their leaders at work")
 	}
 	return uncordon(ctx, c, n.Name)
 }
@@ -222,7 +235,6 @@ func (e *Env) cordonAndDrain(ctx context.Context, c *kube.Client, name string) e
 	if err := drain.RunNodeDrain(d, name); err != nil {
 		return fmt.Errorf("draining %s: %w", name, err)
 	}
-	e.logf(name, "drained")
 	return nil
 }
 

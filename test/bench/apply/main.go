@@ -274,16 +274,24 @@ func (b *bench) baselineUpgrade(ctx context.Context) (total, kubeadmOnly time.Du
 			name string
 			run  func() error
 		}{
+			// kubectl is retried, as an operator would re-run it: right after a control plane's
+			// kubelet restart its API server may restart too and answer for a moment without
+			// its authorizer (Forbidden) or not at all.
 			{"drain", func() error {
-				_, err := b.sb.Run(ctx, leader, kubectl+"drain "+h.Name+" --ignore-daemonsets --delete-emptydir-data --timeout=5m")
-				return err
+				return poll(ctx, 2*time.Minute, "drain of "+h.Name, func() error {
+					_, err := b.sb.Run(ctx, leader, kubectl+"drain "+h.Name+" --ignore-daemonsets --delete-emptydir-data --timeout=5m")
+					return err
+				})
 			}},
 			{"kubelet and kubectl", func() error {
 				_, err := b.sb.RunScript(ctx, h, upgradeScript, "kubelet", b.sb.Assets.Files, minor, deb, b.to, role)
 				return err
 			}},
 			{"uncordon, Ready at " + b.to, func() error {
-				if _, err := b.sb.Run(ctx, leader, kubectl+"uncordon "+h.Name); err != nil {
+				if err := poll(ctx, 2*time.Minute, "uncordon of "+h.Name, func() error {
+					_, err := b.sb.Run(ctx, leader, kubectl+"uncordon "+h.Name)
+					return err
+				}); err != nil {
 					return err
 				}
 				return poll(ctx, 5*time.Minute, h.Name+" Ready at "+b.to, func() error { return b.nodeAt(ctx, h.Name, b.to) })

@@ -50,7 +50,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     mv "$work/go.mod.tmp" "$work/go.mod"
   fi
   now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  # The binaries are stripped (-s -w), so the compiler need not emit DWARF either: a cold build is shorter.
   ld="-s -w"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld="$ld -X $p.gitVersion=$version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=$now"
@@ -58,6 +57,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   pkgs=()
   for b in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
   echo "building ${missing[*]} $version (cold: several minutes)" >&2
+  # The binaries are stripped (-s -w), so the compiler need not emit DWARF either: a cold build is shorter.
   (cd "$work" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "$ld" -o "$bin/" "${pkgs[@]}")
 fi
 

@@ -274,24 +274,15 @@ func (b *bench) baselineUpgrade(ctx context.Context) (total, kubeadmOnly time.Du
 			name string
 			run  func() error
 		}{
-			// kubectl is retried, as an operator would re-run it: right after a control plane's
-			// kubelet restart its API server may restart too and answer for a moment without
-			// its authorizer (Forbidden) or not at all.
 			{"drain", func() error {
-				return poll(ctx, 2*time.Minute, "drain of "+h.Name, func() error {
-					_, err := b.sb.Run(ctx, leader, kubectl+"drain "+h.Name+" --ignore-daemonsets --delete-emptydir-data --timeout=5m")
-					return err
-				})
+				return b.kubectlRetried(ctx, leader, "drain "+h.Name+" --ignore-daemonsets --delete-emptydir-data --timeout=5m")
 			}},
 			{"kubelet and kubectl", func() error {
 				_, err := b.sb.RunScript(ctx, h, upgradeScript, "kubelet", b.sb.Assets.Files, minor, deb, b.to, role)
 				return err
 			}},
 			{"uncordon, Ready at " + b.to, func() error {
-				if err := poll(ctx, 2*time.Minute, "uncordon of "+h.Name, func() error {
-					_, err := b.sb.Run(ctx, leader, kubectl+"uncordon "+h.Name)
-					return err
-				}); err != nil {
+				if err := b.kubectlRetried(ctx, leader, "uncordon "+h.Name); err != nil {
 					return err
 				}
 				return poll(ctx, 5*time.Minute, h.Name+" Ready at "+b.to, func() error { return b.nodeAt(ctx, h.Name, b.to) })
@@ -306,6 +297,16 @@ func (b *bench) baselineUpgrade(ctx context.Context) (total, kubeadmOnly time.Du
 	total = time.Since(start)
 	b.report = append(b.report, fmt.Sprintf("%-60s %8s", "raw upgrade: total", secs(total)))
 	return total, kubeadmOnly, nil
+}
+
+// kubectlRetried runs kubectl on host with the admin kubeconfig, retried for 2 minutes as an
+// operator would re-run it: right after a control plane's kubelet restart its API server may
+// restart too and answer for a moment without its authorizer (Forbidden) or not at all.
+func (b *bench) kubectlRetried(ctx context.Context, host sandboxapi.Host, args string) error {
+	return poll(ctx, 2*time.Minute, "kubectl "+args, func() error {
+		_, err := b.sb.Run(ctx, host, kubectl+args)
+		return err
+	})
 }
 
 // apply runs slipway apply with the sandbox's Terraform output and returns how long it took.

@@ -59,6 +59,8 @@ type machineScope struct {
 	// cloudErr is a cloud failure the steps worked around with recorded data; it is returned
 	// after them, so the reconcile is retried with backoff.
 	cloudErr error
+	// gone is set when the Machine was found deleted mid-reconcile: there is no status to write.
+	gone bool
 }
 
 func (r *machineReconciler) setup(mgr ctrl.Manager) error {
@@ -185,12 +187,15 @@ func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope
 
 // stop reports whether the later steps have nothing to work with yet.
 func (s *machineScope) stop() bool {
-	return s.inst == nil || s.m.Status.ErrorReason != nil
+	return s.inst == nil || s.m.Status.ErrorReason != nil || s.gone
 }
 
 // patchStatus writes the status if it changed, and records the phase transition.
 func (r *machineReconciler) patchStatus(ctx context.Context, orig *v1alpha1.Machine, s *machineScope) error {
 	m := s.m
+	if s.gone {
+		return nil
+	}
 	setPhase(m)
 	if orig.Status.Phase != m.Status.Phase {
 		// One event per transition, saying what it is about; events cost API requests too.

@@ -69,6 +69,12 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 		return ctrl.Result{}, nil
 	case errors.Is(err, cloud.ErrInstanceNotFound) || (err == nil && inst.State == cloud.StateError):
 		if inst, err = r.create(ctx, m); err != nil {
+			if apierrors.IsNotFound(err) {
+				if gone, gerr := r.lostDuringCreate(ctx, m); gerr != nil || gone {
+					s.gone = gone
+					return ctrl.Result{}, gerr
+				}
+			}
 			if t, ok := cloud.AsTerminal(err); ok {
 				fail(m, t.Reason, t.Message)
 				setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, string(t.Reason), t.Message)
@@ -111,6 +117,29 @@ func (r *machineReconciler) create(ctx context.Context, m *v1alpha1.Machine) (*c
 		return nil, fmt.Errorf("creating server for machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
 	return inst, nil
+}
+
+// lostDuringCreate handles a create that failed because a Machine was not found. When the
+// Machine itself is gone (its UID no longer under its name), a deletion raced the finalizer: the
+// API server checks for finalizers when a delete begins, so a delete that began before the
+// finalizer was added removes the Machine without a deletion timestamp, and its delete path
+// never runs. What the create had allocated by then is recorded as a leftover, which the orphan
+// sweep releases on its next pass, even when this controller is confined to a namespace.
+func (r *machineReconciler) lostDuringCreate(ctx context.Context, m *v1alpha1.Machine) (bool, error) {
+	cur := &v1alpha1.Machine{}
+	err := r.reader.Get(ctx, client.ObjectKeyFromObject(m), cur)
+	switch {
+	case err == nil && cur.UID == m.UID:
+		return false, nil // something else was not found; the create error stands
+	case err != nil && !apierrors.IsNotFound(err):
+		return false, fmt.Errorf("checking whether machine %s/%s still exists: %w", m.Namespace, m.Name, err)
+	}
+	if err := recordLeftover(ctx, r.client, r.reader, r.opts.LeftoverNamespace, m); err != nil {
+		return false, fmt.Errorf("machine %s/%s was deleted while its server was being created: %w", m.Namespace, m.Name, err)
+	}
+	r.recorder.Eventf(m, corev1.EventTypeWarning, "ServerLeftBehind",
+		"The Machine was deleted while its server was being created; recorded the server for the orphan sweep")
+	return true, nil
 }
 
 // updater is the cloud.MachineUpdater for m: it applies mutate to m and updates it, and on a

@@ -21,6 +21,7 @@ var All = []struct {
 	{"RestartMidRollout", RestartMidRollout},
 	{"DeletionPolicies", DeletionPolicies},
 	{"OvershootFreeze", OvershootFreeze},
+	{"DeletedDuringCreate", DeletedDuringCreate},
 	{"MaintenanceAndAbort", MaintenanceAndAbort},
 	{"HealthLimits", HealthLimits},
 	{"CSRApproval", CSRApproval},

@@ -19,26 +19,6 @@ import (
 // nothing; once the excess is resolved by hand, they thaw and settle at replicas.
 func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
-	{
-		w, err := env.Client.Watch(f.ctx, &v1alpha1.MachineList{}, client.InNamespace(f.ns))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Stop)
-		go func() {
-			for ev := range w.ResultChan() {
-				m, ok := ev.Object.(*v1alpha1.Machine)
-				if !ok {
-					continue
-				}
-				var mf []string
-				for _, e := range m.ManagedFields {
-					mf = append(mf, e.Manager+"/"+string(e.Operation)+"/"+e.Subresource)
-				}
-				fmt.Printf("DEBUGW %s %s %s rv=%s fin=%v del=%v uid=%s pid=%v mf=%v\n", time.Now().Format("15:04:05.000"), ev.Type, m.Name, m.ResourceVersion, m.Finalizers, m.DeletionTimestamp, m.UID, m.Spec.ProviderID, mf)
-			}
-		}()
-	}
 	md := f.deployment("overshoot", 2, intstr.FromInt32(1), intstr.FromInt32(0))
 	f.create(md)
 	f.waitRunning(2)

@@ -154,7 +154,10 @@ func TestLifecycle(t *testing.T) {
 		h.mustApply(m)
 		h.expectNodes(c, smallHosts, current)
 		ok, failed, failures := p.Stop()
-		t.Logf("prober: %d requests answered, %d failed during the upgrade; the load balancer took a node out of rotation %d times", ok, failed, p.skipped.Load())
+		t.Logf("prober: %d requests answered, %d failed during the upgrade; the load balancer took a node out of rotation %d times and failed open for %d requests", ok, failed, p.skipped.Load(), p.failedOpen.Load())
+		if p.failedOpen.Load() > 0 {
+			t.Logf("the load balancer failed open (no node passed its health check); what the prober saw change in the cluster:\n%s", strings.Join(p.Timeline(), "\n"))
+		}
 		// No request may fail. Two causes of lost requests were found with the timeline below
 		// and fixed: the prober started before kube-proxy had programmed the new NodePort (it
 		// now waits for the Service on every node first), and the next node was drained while

@@ -239,9 +239,17 @@ func kubeBinary(name string) (string, error) {
 // its rules) and leaves out nodes that are cordoned for maintenance. A node restarting its
 // kube-proxy (the kubeadm upgrade rolls the kube-proxy DaemonSet) drops NodePort traffic for a
 // moment whatever slipway does (kubernetes/kubernetes#75360); a load balancer routes around
-// it, and so does the prober. Every request it does send counts: a failure is a failure.
+// it, and so does the prober. When no node in rotation passes the health check, it fails open
+// and spreads requests over all of them, as cloud load balancers do (an AWS NLB or ALB whose
+// targets are all unhealthy, Envoy below its panic threshold). The kube-proxy DaemonSet that
+// `kubeadm upgrade apply` rolls has no readiness probe, so it stops the old kube-proxy on the
+// next node as soon as the previous node's new container has started, before that one listens on
+// /healthz: for a moment no node may answer the health check, while the rules the old
+// kube-proxies left in place go on forwarding. Every request the prober sends counts: a failure
+// is a failure.
 type prober struct {
 	ok, failed, skipped atomic.Int64
+	failedOpen          atomic.Int64 // requests sent while no node passed the health check
 	mu                  sync.Mutex
 	failures            []string
 	healthy, cordoned   map[string]bool // by node IP
@@ -349,9 +357,22 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 					break
 				}
 			}
+			if ip == "" {
+				// Fail open over the nodes in rotation, that is the ones not cordoned.
+				for i := range nodeIPs {
+					if cand := nodeIPs[(next+i)%len(nodeIPs)]; !p.cordoned[cand] {
+						ip, next = cand, (next+i+1)%len(nodeIPs)
+						p.failedOpen.Add(1)
+						p.note("load balancer", "failing open: no node passes the health check")
+						break
+					}
+				}
+			} else {
+				p.note("load balancer", "in rotation and healthy: some nodes")
+			}
 			p.mu.Unlock()
 			if ip == "" {
-				p.record(time.Now(), "(no node)", errors.New("no node passes the load balancer's health check"))
+				p.record(time.Now(), "(no node)", errors.New("every node is cordoned: the load balancer has no node in rotation"))
 				continue
 			}
 			url := "http://" + ip + ":30080/"
@@ -400,11 +421,16 @@ func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
 	hc := &http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, ip := range nodeIPs {
 		ok := false
+		state := ""
 		if resp, err := hc.Get("http://" + ip + ":10256/healthz"); err == nil {
 			resp.Body.Close()
 			ok = resp.StatusCode == http.StatusOK
+			state = resp.Status
+		} else {
+			state = err.Error()
 		}
 		p.mu.Lock()
+		p.note("kube-proxy /healthz on "+ip, state)
 		ok = ok && !p.cordoned[ip]
 		if p.healthy[ip] && !ok {
 			p.skipped.Add(1)
@@ -444,10 +470,20 @@ func (p *prober) observeWorkload(ctx context.Context, c kubernetes.Interface) {
 			}
 		}
 	}
+	var proxies []string
+	if pods, err := c.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "k8s-app=kube-proxy"}); err == nil {
+		for _, pod := range pods.Items {
+			proxies = append(proxies, fmt.Sprintf("%s on %s %s ready=%t", pod.Name, pod.Spec.NodeName, pod.Status.Phase, podReady(&pod)))
+		}
+	}
 	sort.Strings(podStates)
 	sort.Strings(ready)
+	sort.Strings(proxies)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if proxies != nil {
+		p.note("kube-proxy pods", strings.Join(proxies, "; "))
+	}
 	p.note("web pods", strings.Join(podStates, "; "))
 	p.note("web ready endpoints", fmt.Sprintf("%d: %s", len(ready), strings.Join(ready, " ")))
 }

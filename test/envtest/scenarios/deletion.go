@@ -49,20 +49,22 @@ func DeletionPolicies(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		if _, err := f.cloud.Get(f.ctx, &ms[2]); err != nil {
 			t.Fatalf("the stuck server is already gone (%v); the forced deletion did not outpace the cloud", err)
 		}
-		cm := &corev1.ConfigMap{}
-		if err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.opts.LeftoverNamespace, Name: "machine-controller-leftovers"}, cm); err != nil {
+		left, err := f.leftoverRecord()
+		if err != nil {
 			t.Fatalf("reading the leftover record: %v", err)
 		}
-		if _, ok := cm.Data[string(ms[2].UID)]; !ok {
-			t.Fatalf("the leftover server of machine %s is not recorded: %v", ms[2].Name, cm.Data)
+		if _, ok := left[string(ms[2].UID)]; !ok {
+			t.Fatalf("the leftover server of machine %s is not recorded: %v", ms[2].Name, left)
 		}
 		if err := f.cloud.SetDeleteStuck(&ms[2], false); err != nil {
 			t.Fatal(err)
 		}
 		envtest.Eventually(t, wait, "the orphan sweep deletes the leftover server", func() (bool, string) {
 			_, err := f.cloud.Get(f.ctx, &ms[2])
-			_ = env.Client.Get(f.ctx, client.ObjectKeyFromObject(cm), cm)
-			_, recorded := cm.Data[string(ms[2].UID)]
+			if l, lerr := f.leftoverRecord(); lerr == nil {
+				left = l
+			}
+			_, recorded := left[string(ms[2].UID)]
 			return errors.Is(err, cloud.ErrInstanceNotFound) && !recorded, fmt.Sprintf("server err=%v, still recorded=%t", err, recorded)
 		})
 	})
@@ -82,6 +84,13 @@ func (f *fixture) deleteWithPolicy(m *v1alpha1.Machine, policy string) {
 	if err := f.env.Client.Delete(f.ctx, m); err != nil {
 		f.t.Fatalf("deleting machine %s: %v", m.Name, err)
 	}
+}
+
+// leftoverRecord reads the machine-controller's record of servers left behind, by Machine UID.
+func (f *fixture) leftoverRecord() (map[string]string, error) {
+	cm := &corev1.ConfigMap{}
+	err := f.env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.opts.LeftoverNamespace, Name: "machine-controller-leftovers"}, cm)
+	return cm.Data, err
 }
 
 func (f *fixture) waitGone(obj client.Object) {

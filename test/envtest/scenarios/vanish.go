@@ -2,12 +2,10 @@ package scenarios
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,12 +37,11 @@ func DeletedDuringCreate(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	})
 	f.expectEvent(victim, "ServerLeftBehind")
 	envtest.Eventually(t, wait, "the leftover record forgotten once released", func() (bool, string) {
-		var cm corev1.ConfigMap
-		err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.opts.LeftoverNamespace, Name: "machine-controller-leftovers"}, &cm)
+		left, err := f.leftoverRecord()
 		if err != nil {
 			return client.IgnoreNotFound(err) == nil, err.Error()
 		}
-		_, held := cm.Data[string(victim.UID)]
+		_, held := left[string(victim.UID)]
 		return !held, fmt.Sprintf("record of %s still held", victim.UID)
 	})
 }
@@ -67,12 +64,10 @@ func (v *vanishingCloud) Create(ctx context.Context, m *v1alpha1.Machine, update
 	}
 	v.mu.Unlock()
 	if first {
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": nil}})
-		if err != nil {
-			return nil, err
-		}
 		cur := m.DeepCopy()
-		if err := v.env.Client.Patch(ctx, cur, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Finalizers = nil
+		if err := v.env.Client.Patch(ctx, cur, patch); err != nil {
 			return nil, fmt.Errorf("test: removing the finalizer of %s: %w", m.Name, err)
 		}
 		if err := v.env.Client.Delete(ctx, cur, client.Preconditions{UID: &m.UID}); err != nil {

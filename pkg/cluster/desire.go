@@ -90,10 +90,11 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		for _, n := range env.Nodes {
 			names[n.Name] = true
 		}
-		if d.Plan.PendingCSRs, err = steps.PendingCSRs(ctx, kc, names); err != nil {
+		// Observations: the probe takes them over in the next commit.
+		if observed.Cluster.PendingCSRs, err = steps.PendingCSRs(ctx, kc, names); err != nil {
 			return nil, err
 		}
-		if d.Plan.MetadataDrift, err = env.MetadataDrift(ctx, kc); err != nil {
+		if observed.Cluster.MetadataDrift, err = env.MetadataDrift(ctx, kc); err != nil {
 			return nil, err
 		}
 	}

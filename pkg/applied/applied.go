@@ -1,11 +1,15 @@
-package steps
+// Package applied is slipway's record of what it has applied, kept where the next run finds it
+// again without a local state file: in the cluster, the slipway-state ConfigMap maps each addon
+// to the hash of the manifests applied last; on each host, a file holds the hash of the
+// prerequisites script the host last ran. The probe reads both records, the phases write them,
+// and planning compares them with the hashes of what the manifest renders now.
+package applied
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,7 +22,11 @@ import (
 // re-apply skips what has not changed. It holds no secrets.
 const StateConfigMap = "slipway-state"
 
-// Hash is the content hash recorded for an applied addon.
+// PrereqHashFile records on each host the hash of the prerequisites script it last ran, so
+// that a changed manifest (registries, proxy) runs it again and an unchanged one does not.
+const PrereqHashFile = "/etc/slipway/prerequisites.sha256"
+
+// Hash is the content hash recorded for an applied addon or prerequisites script.
 func Hash(parts ...[]byte) string {
 	h := sha256.New()
 	for _, p := range parts {
@@ -28,8 +36,8 @@ func Hash(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// AppliedAddons reads the recorded addon hashes.
-func AppliedAddons(ctx context.Context, c *kube.Client) (map[string]string, error) {
+// Addons reads the recorded addon hashes; a cluster without the record has none.
+func Addons(ctx context.Context, c *kube.Client) (map[string]string, error) {
 	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, StateConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return map[string]string{}, nil
@@ -40,8 +48,8 @@ func AppliedAddons(ctx context.Context, c *kube.Client) (map[string]string, erro
 	return cm.Data, nil
 }
 
-// RecordAddon stores the hash of an addon that was applied successfully.
-func RecordAddon(ctx context.Context, c *kube.Client, name, hash string) error {
+// Record stores the hash of an addon that was applied successfully.
+func Record(ctx context.Context, c *kube.Client, name, hash string) error {
 	cms := c.Kube.CoreV1().ConfigMaps("kube-system")
 	cm, err := cms.Get(ctx, StateConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -60,13 +68,4 @@ func RecordAddon(ctx context.Context, c *kube.Client, name, hash string) error {
 	cm.Data[name] = hash
 	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 	return err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

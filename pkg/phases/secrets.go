@@ -1,4 +1,4 @@
-package steps
+package phases
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package steps
+package phases
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/probe"
 	"github.com/slipway-dev/slipway/pkg/workers"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
@@ -82,7 +83,6 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		}
 	})
 
-	e := &Env{kube: kc}
 	run := func(upgrade bool) map[string]string {
 		t.Helper()
 		c.Versions.Kubernetes = "v1.34.1"
@@ -90,7 +90,7 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		existing, err := KubeletVersions(ctx, kc)
+		existing, err := probe.MachineDeploymentKubelets(ctx, kc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,10 +99,11 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.ApplyMachineDeployments(data, workers.KubeletBumps(undeclared, c.Versions.Kubernetes))(ctx, ""); err != nil {
+		r := &clientRun{kc: kc, rendered: Rendered{MachineDeployments: data, KubeletBumps: workers.KubeletBumps(undeclared, c.Versions.Kubernetes)}}
+		if err := applyMachineDeployments(ctx, r); err != nil {
 			t.Fatalf("applying (upgrade=%t): %v", upgrade, err)
 		}
-		after, err := KubeletVersions(ctx, kc)
+		after, err := probe.MachineDeploymentKubelets(ctx, kc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,3 +129,14 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		}
 	}
 }
+
+// clientRun is the part of a run that the cluster-wide phases read, over a client of the test's
+// own apiserver.
+type clientRun struct {
+	kc       *kube.Client
+	rendered Rendered
+}
+
+func (r *clientRun) Kube(context.Context) (*kube.Client, error) { return r.kc, nil }
+func (r *clientRun) Rendered() Rendered                         { return r.rendered }
+func (r *clientRun) Logf(string, string, ...any)                {}

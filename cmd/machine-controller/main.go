@@ -30,6 +30,7 @@ type settings struct {
 	o            controller.Options
 	mo           controller.ManagerOptions
 	cloudName    string
+	clusterUID   string
 	maxUnhealthy string
 	qps          float64
 	zap          zap.Options
@@ -46,7 +47,8 @@ func register(fs *flag.FlagSet) *settings {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&st.cloudName, "cloud-provider", "openstack", "cloud that servers are created in; only openstack is supported")
-	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with; the orphan sweep deletes only servers with this tag")
+	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with, for people to read")
+	fs.StringVar(&st.clusterUID, "cluster-uid", "", "UID servers are marked with; the orphan sweep and deletions touch only servers with it (default: the UID of the kube-system namespace)")
 	fs.StringVar(&o.Namespace, "namespace", "", "watch Machines, MachineSets and MachineDeployments in this namespace only (default: all namespaces); the orphan sweep then deletes only servers its own forced deletions left")
 	fs.IntVar(&o.Workers, "workers", 10, "concurrent reconciles per controller")
 	fs.Float64Var(&st.qps, "kube-api-qps", 20, "requests per second to the Kubernetes API")
@@ -105,11 +107,23 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating API client: %w", err)
 	}
-	provider, err := openstack.New(o.ClusterName, openstack.Options{Resolver: openstack.ClientResolver{Reader: reader}})
+	ctx := ctrl.SetupSignalHandler()
+	if st.clusterUID == "" {
+		if st.clusterUID, err = controller.ClusterUID(ctx, reader); err != nil {
+			return err
+		}
+	}
+	// The cloud, its credentials and what Machines may choose come from the environment, which
+	// the credentials Secret that slipway apply writes fills in.
+	policy, err := openstack.PolicyFromEnv(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	provider, err := openstack.New(o.ClusterName, openstack.Options{ClusterUID: st.clusterUID, Policy: policy,
+		Resolver: openstack.ClientResolver{Reader: reader}})
 	if err != nil {
 		return fmt.Errorf("creating the OpenStack provider: %w", err)
 	}
-	ctx := ctrl.SetupSignalHandler()
 	mgr, err := controller.NewManager(ctx, cfg, provider, o, mo)
 	if err != nil {
 		return err

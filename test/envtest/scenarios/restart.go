@@ -40,7 +40,7 @@ func RestartMidRollout(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	machines := f.waitRunning(4)
 
 	// No duplicates: the cloud holds exactly one server per live Machine.
-	insts, err := f.cloud.List(f.ctx, &v1alpha1.Machine{Spec: md.Spec.Template.Spec}, f.opts.ClusterName)
+	insts, err := f.cloud.List(f.ctx, &v1alpha1.Machine{Spec: md.Spec.Template.Spec})
 	if err != nil {
 		t.Fatal(err)
 	}

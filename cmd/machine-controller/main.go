@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -14,9 +15,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/controller"
+	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	*l = append(*l, v)
+	return nil
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -31,6 +47,7 @@ type settings struct {
 	mo           controller.ManagerOptions
 	cloudName    string
 	clusterUID   string
+	stateWriters stringList
 	maxUnhealthy string
 	qps          float64
 	zap          zap.Options
@@ -48,6 +65,7 @@ func register(fs *flag.FlagSet) *settings {
 	}
 	fs.StringVar(&st.cloudName, "cloud-provider", "openstack", "cloud that servers are created in; only openstack is supported")
 	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with, for people to read")
+	fs.Var(&st.stateWriters, "provider-state-writer", "user besides the controller itself who may set a Machine's spec.providerID and provider state annotations, e.g. a backup tool that restores Machines (repeatable)")
 	fs.StringVar(&st.clusterUID, "cluster-uid", "", "UID servers are marked with; the orphan sweep and deletions touch only servers with it (default: the UID of the kube-system namespace)")
 	fs.StringVar(&o.Namespace, "namespace", "", "watch Machines, MachineSets and MachineDeployments in this namespace only (default: all namespaces); the orphan sweep then deletes only servers its own forced deletions left")
 	fs.IntVar(&o.Workers, "workers", 10, "concurrent reconciles per controller")
@@ -123,6 +141,17 @@ func run() error {
 		Resolver: openstack.ClientResolver{Reader: reader}})
 	if err != nil {
 		return fmt.Errorf("creating the OpenStack provider: %w", err)
+	}
+	// Admission refuses what a Machine may not choose under the policy, and lets only this
+	// process's own user (and the operator's --provider-state-writers) write the fields that
+	// name cloud resources.
+	self, err := controller.ControllerUser(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	mo.Admission = admission.Options{
+		SpecChecks:  map[string]cloud.SpecCheck{"openstack": policy.SpecCheck()},
+		Controllers: append([]string{self}, st.stateWriters...),
 	}
 	mgr, err := controller.NewManager(ctx, cfg, provider, o, mo)
 	if err != nil {

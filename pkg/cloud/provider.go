@@ -74,6 +74,12 @@ const (
 	EnvAllowHTTP = "SLIPWAY_ALLOW_HTTP"
 )
 
+// StateAnnotationSuffix ends the key of every annotation in which a provider records what it
+// allocated for a Machine ("<provider>.slipway.dev/state"). Such annotations, like
+// spec.providerID, are the controller's: admission refuses them from anyone else, and in
+// templates.
+const StateAnnotationSuffix = ".slipway.dev/state"
+
 // SpecCheck is a provider's admission check of a Machine's cloudProviderSpec. It runs without the
 // cloud and without reading any object, so that admission is fast and fails only for the spec
 // itself; namespace is the Machine's. Checks that need the cloud are the controller's.

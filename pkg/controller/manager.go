@@ -42,6 +42,9 @@ type ManagerOptions struct {
 	WebhookHost string
 	// WebhookCertDir holds tls.crt and tls.key for the webhook.
 	WebhookCertDir string
+	// Admission configures the webhook: the providers' spec checks and the users who count as
+	// the controller (see ControllerUser).
+	Admission admission.Options
 	// LeaderElection makes only one replica reconcile, through a Lease.
 	LeaderElection bool
 	// LeaderElectionNamespace and LeaderElectionID name the Lease.
@@ -119,7 +122,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, 
 		return nil, err
 	}
 	if mo.WebhookPort > 0 {
-		if err := admission.Setup(mgr); err != nil {
+		if err := admission.Setup(mgr, mo.Admission); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,6 +49,7 @@ type settings struct {
 	cloudName    string
 	clusterUID   string
 	stateWriters stringList
+	certSecret   string
 	maxUnhealthy string
 	qps          float64
 	zap          zap.Options
@@ -84,13 +86,16 @@ func register(fs *flag.FlagSet) *settings {
 	fs.StringVar(&o.Join.Endpoint, "join-api-endpoint", "", "API server host:port new nodes join through (default: from kube-public/cluster-info)")
 	fs.StringVar(&o.Join.CACertHash, "join-ca-cert-hash", "", "sha256:<hex> pin of the cluster CA for kubeadm join (default: from kube-public/cluster-info)")
 	fs.StringVar(&o.Join.PackageRepository, "package-repository", "https://pkgs.k8s.io", "base URL of the pkgs.k8s.io-style apt repository new nodes install kubelet and kubeadm from")
-	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (https, for bearer tokens the API server authorizes for GET /metrics); 0 disables it")
+	fs.BoolVar(&mo.MetricsInsecure, "metrics-insecure", false, "serve metrics over plain http to anyone who can reach them, instead of behind the API server's authentication and authorization")
 	fs.StringVar(&mo.ProbeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 disables them")
 	fs.IntVar(&mo.WebhookPort, "webhook-port", 9443, "port of the admission webhook (TLS); 0 disables it")
 	fs.StringVar(&mo.WebhookCertDir, "webhook-cert-dir", "/etc/machine-controller/tls", "directory with the webhook's tls.crt and tls.key")
+	fs.StringVar(&st.certSecret, "webhook-cert-secret", "kube-system/machine-controller-webhook-tls", "namespace/name of the Secret with the webhook's certificate, which the leader renews when a third of its lifetime is left; empty disables the renewal")
+	fs.StringVar(&mo.WebhookConfiguration, "webhook-configuration", "machine-controller", "name of the Mutating- and ValidatingWebhookConfiguration whose caBundle trusts the webhook's certificate")
 	fs.BoolVar(&mo.LeaderElection, "leader-elect", true, "run only while holding the leader Lease, so that one replica reconciles at a time")
 	fs.StringVar(&mo.LeaderElectionNamespace, "leader-election-namespace", "kube-system", "namespace of the leader Lease")
-	fs.StringVar(&mo.LeaderElectionID, "leader-election-id", "machine-controller", "name of the leader Lease")
+	fs.StringVar(&mo.LeaderElectionID, "leader-election-id", "machine-controller", "name of the leader Lease (the RBAC in manifests/ lets the controller update only the Lease machine-controller)")
 	fs.DurationVar(&mo.SyncPeriod, "sync-period", 10*time.Minute, "reconcile every object at least this often, which bounds how late a server deleted out of band is noticed")
 	st.zap.BindFlags(fs)
 	return st
@@ -105,6 +110,13 @@ func run() error {
 	}
 	o, mo := st.o, st.mo
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&st.zap)))
+	if st.certSecret != "" {
+		ns, name, ok := strings.Cut(st.certSecret, "/")
+		if !ok || ns == "" || name == "" {
+			return fmt.Errorf("--webhook-cert-secret %q: want namespace/name", st.certSecret)
+		}
+		mo.WebhookCertSecret = types.NamespacedName{Namespace: ns, Name: name}
+	}
 	mo.QPS = float32(st.qps)
 	o.MaxUnhealthy = intstr.Parse(st.maxUnhealthy)
 	if st.cloudName != "openstack" {

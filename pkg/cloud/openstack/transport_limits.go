@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
+
+	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
 // ErrResponseTooLarge is the error of a cloud response whose body is larger than
@@ -56,9 +57,6 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
-// maxCACertBytes bounds the CA bundle read from OS_CACERT.
-const maxCACertBytes = 1 << 20
-
 // baseTransport is the transport under the rate limiter: given, or a clone of
 // http.DefaultTransport that trusts only OS_CACERT's certificates when it is set, as the
 // OpenStack clients do with a CA bundle.
@@ -84,26 +82,13 @@ func baseTransport(given http.RoundTripper, lookup func(string) (string, bool)) 
 	return tr, nil
 }
 
-// caPool reads OS_CACERT: the PEM text itself (as the controller's credentials Secret carries
-// it) or the path of a PEM file (as openrc files set it).
+// caPool is the pool of the certificates OS_CACERT holds or names.
 func caPool(ca string) (*x509.CertPool, error) {
-	pem := []byte(ca)
-	if !strings.HasPrefix(ca, "-----BEGIN") {
-		f, err := os.Open(ca)
-		if err != nil {
-			return nil, fmt.Errorf("OS_CACERT: %w", err)
-		}
-		defer f.Close()
-		if pem, err = io.ReadAll(io.LimitReader(f, maxCACertBytes+1)); err != nil {
-			return nil, fmt.Errorf("OS_CACERT: reading %s: %w", ca, err)
-		}
-		if len(pem) > maxCACertBytes {
-			return nil, fmt.Errorf("OS_CACERT: %s is larger than %d bytes; it should be a PEM CA bundle", ca, maxCACertBytes)
-		}
+	pem, err := cloud.ReadCA(ca)
+	if err != nil {
+		return nil, fmt.Errorf("OS_CACERT: %w", err)
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("OS_CACERT holds no PEM certificate")
-	}
+	pool.AppendCertsFromPEM(pem)
 	return pool, nil
 }

@@ -12,11 +12,12 @@ import (
 )
 
 // RestartMidRollout stops the controller in the middle of a rollout and starts a new one (both
-// leader-elected): the rollout finishes within its bounds and no Machine ever gets two servers.
+// leader-elected, through the one Lease the controller's RBAC names): the rollout finishes
+// within its bounds and no Machine ever gets two servers.
 func RestartMidRollout(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
 	mo := controller.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: "kube-system",
-		LeaderElectionID: "machine-controller-" + f.ns}
+		LeaderElectionID: "machine-controller"}
 	f.restart(mo)
 
 	md := f.deployment("restart", 4, intstr.FromInt32(1), intstr.FromInt32(0))

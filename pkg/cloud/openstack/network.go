@@ -44,8 +44,31 @@ func (p *Provider) ensureNetworking(ctx context.Context, mc *machine, t *target,
 	return allocErr
 }
 
-// adoptNetworking resolves pending allocations of an interrupted call by searching for them.
+// adoptNetworking resolves pending allocations of an interrupted call by searching for them,
+// and drops recorded ones that the cloud does not show as the Machine's: a server must never be
+// given another's port or floating IP because an annotation names it.
 func (p *Provider) adoptNetworking(ctx context.Context, mc *machine, r *record) error {
+	if r.PortID != "" {
+		port, err := ports.Get(ctx, mc.s.network, r.PortID).Extract()
+		switch {
+		case isNotFound(err) || err == nil && port.Description != p.owner.marker(mc.m):
+			r.PortID = ""
+		case err != nil:
+			return classify(err, "getting port "+r.PortID)
+		}
+	}
+	kept := r.FloatingIPs[:0]
+	for _, id := range r.FloatingIPs {
+		fip, err := floatingips.Get(ctx, mc.s.network, id).Extract()
+		switch {
+		case isNotFound(err) || err == nil && fip.Description != p.owner.marker(mc.m):
+		case err != nil:
+			return classify(err, "getting floating IP "+id)
+		default:
+			kept = append(kept, id)
+		}
+	}
+	r.FloatingIPs = kept
 	if r.PortPending && r.PortID == "" {
 		found, err := p.portsOf(ctx, mc)
 		if err != nil {

@@ -110,6 +110,25 @@ func TestForgedStateDeletesNothingForeign(t *testing.T) {
 			if inst, err := p.Get(ctx, st.machine()); !errors.Is(err, cloud.ErrInstanceNotFound) {
 				t.Fatalf("Get found %+v (%v); the named server is not this Machine's", inst, err)
 			}
+			if m.Spec.ProviderID == nil {
+				// The Machine gets a server of its own, with a port and a floating IP of its own:
+				// not the ones its annotation names.
+				inst, err := p.Create(ctx, st.machine(), st.update, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, port := range sim.Ports() {
+					if port.ID == state.PortID && port.DeviceID != state.ServerID {
+						t.Fatalf("the other cluster's port %s was moved to server %s", port.ID, port.DeviceID)
+					}
+				}
+				for _, f := range sim.FloatingIPs() {
+					if slices.Contains(state.FloatingIPs, f.ID) && strings.Contains(f.PortID, inst.ID) {
+						t.Fatalf("floating IP %s was given to the new server", f.ID)
+					}
+				}
+				waitRunning(t, p, st.machine())
+			}
 			deleteAll(t, newProvider(t, sim, openstack.Options{}), st) // a restarted controller
 			deleteAll(t, p, st)
 			if after := cloudIDs(sim); !slices.Equal(before, after) {

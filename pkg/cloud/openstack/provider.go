@@ -172,6 +172,11 @@ func (p *Provider) decode(ctx context.Context, m *v1alpha1.Machine) (*Spec, cred
 	if pc.CloudProvider != "openstack" {
 		return nil, credentials{}, invalid("cloudProvider is %q; this provider serves openstack", pc.CloudProvider)
 	}
+	// What admission refuses is refused here again, before any reference is read: admission
+	// can be bypassed (removed, or failing open), this cannot.
+	if errs := p.opts.Policy.SpecCheck()(m.Namespace, pc.CloudProviderSpec, specPath); len(errs) > 0 {
+		return nil, credentials{}, invalid("%v", errs.ToAggregate())
+	}
 	spec, err := DecodeSpec(ctx, pc.CloudProviderSpec, m.Namespace, p.opts.Resolver, specPath)
 	if err != nil {
 		if _, isField := err.(interface{ Errors() []error }); isField {

@@ -153,7 +153,7 @@ func TestCredentialPolicy(t *testing.T) {
 		{name: "a spec naming a password is refused", env: env, spec: map[string]any{"password": "x"},
 			wantErr: "cloudProviderSpec.password: Forbidden"},
 		{name: "a spec naming a project by alias is refused", env: env, spec: map[string]any{"tenantName": "x"},
-			wantErr: "cloudProviderSpec.projectName: Forbidden"},
+			wantErr: "cloudProviderSpec.tenantName: Forbidden"},
 		{name: "allowed: a spec with its whole identity", env: env, policy: allow, spec: own},
 		{name: "allowed: a spec endpoint gets no credentials from the environment", env: env, policy: allow,
 			spec:    map[string]any{"identityEndpoint": sim.AuthURL()},

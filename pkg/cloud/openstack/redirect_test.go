@@ -2,45 +2,12 @@ package openstack_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 )
-
-// recorder is an endpoint that keeps every request it receives: a Keystone somebody other than
-// the operator chose. It answers 401, as a Keystone does to credentials it does not know.
-type recorder struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []string
-}
-
-func newRecorder(t testing.TB) *recorder {
-	r := &recorder{}
-	// httptest's TLS servers share one certificate, so the provider, which trusts the
-	// simulator's, trusts this endpoint too: nothing but the provider's policy stops it.
-	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
-		r.mu.Lock()
-		r.reqs = append(r.reqs, req.Method+" "+req.URL.Path+" "+string(body))
-		r.mu.Unlock()
-		http.Error(w, `{"error":{"code":401,"message":"The request you have made requires authentication."}}`, http.StatusUnauthorized)
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *recorder) requests() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.reqs...)
-}
 
 // TestControllerCredentialsStayWithItsCloud: a Machine that names its own Keystone gets nothing
 // sent there by default; when the operator allows Machines to choose their cloud, the endpoint
@@ -61,7 +28,8 @@ func TestControllerCredentialsStayWithItsCloud(t *testing.T) {
 			map[string]any{"username": "mallory", "password": "mallorys", "domainName": "Default", "projectName": "p"}, "mallorys"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			attacker := newRecorder(t)
+			attacker := openstacktest.NewRecorder()
+			t.Cleanup(attacker.Close)
 			p := newProvider(t, sim, openstack.Options{Policy: tc.policy})
 			cps := spec(sim, tc.spec)
 			cps["identityEndpoint"] = attacker.URL + "/v3"
@@ -72,7 +40,7 @@ func TestControllerCredentialsStayWithItsCloud(t *testing.T) {
 			if _, err := p.Create(ctx, m, newStore(m).update, "#cloud-config with a bootstrap token"); err == nil {
 				t.Fatal("created a server")
 			}
-			reqs := attacker.requests()
+			reqs := attacker.Requests()
 			if tc.sent == "" && len(reqs) > 0 {
 				t.Fatalf("the Machine's endpoint received %d requests: %q", len(reqs), reqs)
 			}

@@ -23,8 +23,9 @@ const clusterName = "slipway"
 // simCloud is the OpenStack provider on a simulator, with the levers scenarios.Cloud asks for.
 type simCloud struct {
 	*openstack.Provider
-	sim  *openstacktest.Sim
-	spec json.RawMessage
+	sim        *openstacktest.Sim
+	clusterUID string
+	spec       json.RawMessage
 	// observer is a second provider on the same cloud whose requests the injected faults
 	// spare: for the test's fake kubelet and checks, which are not under test.
 	observer *openstack.Provider
@@ -76,7 +77,7 @@ func newSimCloud(t testing.TB, o cloudOptions) *simCloud {
 		t.Fatal(err)
 	}
 	spec := simSpec(t, true)
-	return &simCloud{Provider: p, sim: sim, spec: spec, observer: observer}
+	return &simCloud{Provider: p, sim: sim, clusterUID: opts.ClusterUID, spec: spec, observer: observer}
 }
 
 // simEnv is the controller's configuration for sim, as its credentials Secret would hold it.

@@ -24,9 +24,6 @@ const (
 	testClusterUID = "0b0e5c1a-7a4d-4a53-9b43-5d1f6c0e2a11"
 )
 
-// noEnv keeps the test process's OS_* variables out of the provider.
-func noEnv(string) (string, bool) { return "", false }
-
 // newSim starts a simulator that serves https, as production clouds do.
 func newSim(t testing.TB, opts openstacktest.Options) *openstacktest.Sim {
 	t.Helper()

@@ -191,7 +191,6 @@ func (a *attack) tokensOf(m *v1alpha1.Machine) int {
 	return len(list.Items)
 }
 
-
 // controllerReader is an uncached client that authenticates as the machine-controller, as the
 // one its provider resolves references with.
 func controllerReader(t *testing.T) client.Reader {

@@ -154,3 +154,28 @@ func (a *attack) grantSecrets() {
 		a.t.Fatal(err)
 	}
 }
+
+// TestAttackBootstrapTokenExfiltration: a Machine that points at a working cloud of its
+// author's, with valid credentials there, so that the controller would create the server there
+// and hand it the user-data with a fresh bootstrap token. With admission out of the way the
+// controller still refuses: that cloud receives not a single call, and no token is minted.
+func TestAttackBootstrapTokenExfiltration(t *testing.T) {
+	a := newAttack(t, nil)
+	theirs := openstacktest.NewTLS(openstacktest.Options{})
+	t.Cleanup(theirs.Close)
+	m := a.machine("exfiltrate", map[string]any{"identityEndpoint": theirs.AuthURL(), "username": openstacktest.Username,
+		"password": openstacktest.Password, "domainName": openstacktest.DomainName, "projectName": openstacktest.ProjectName})
+	a.refused(a.mallory.Create(a.ctx, m.DeepCopy()), cloudSpec+"identityEndpoint", "come only from")
+	a.bypass(m)
+	a.failed(m, v1alpha1.InvalidConfigurationMachineError, "identityEndpoint: Forbidden")
+	if calls := theirs.Calls(); calls.Total != 0 || len(theirs.Servers()) != 0 {
+		t.Fatalf("the author's cloud got %d calls and %d servers", calls.Total, len(theirs.Servers()))
+	}
+	if n := a.tokensOf(m); n != 0 {
+		t.Fatalf("%d bootstrap tokens were made for the Machine", n)
+	}
+	a.deleted(m)
+	if n := len(a.cloud.sim.Servers()); n != 0 {
+		t.Fatalf("the operator's cloud got %d servers", n)
+	}
+}

@@ -7,16 +7,33 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/controller"
+	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	*l = append(*l, v)
+	return nil
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -30,6 +47,9 @@ type settings struct {
 	o            controller.Options
 	mo           controller.ManagerOptions
 	cloudName    string
+	clusterUID   string
+	stateWriters stringList
+	certSecret   string
 	maxUnhealthy string
 	qps          float64
 	zap          zap.Options
@@ -46,7 +66,9 @@ func register(fs *flag.FlagSet) *settings {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&st.cloudName, "cloud-provider", "openstack", "cloud that servers are created in; only openstack is supported")
-	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with; the orphan sweep deletes only servers with this tag")
+	fs.StringVar(&o.ClusterName, "cluster-name", "slipway", "name servers are tagged with, for people to read")
+	fs.Var(&st.stateWriters, "provider-state-writer", "user besides the controller itself who may set a Machine's spec.providerID and provider state annotations, e.g. a backup tool that restores Machines (repeatable)")
+	fs.StringVar(&st.clusterUID, "cluster-uid", "", "UID servers are marked with; the orphan sweep and deletions touch only servers with it (default: the UID of the kube-system namespace)")
 	fs.StringVar(&o.Namespace, "namespace", "", "watch Machines, MachineSets and MachineDeployments in this namespace only (default: all namespaces); the orphan sweep then deletes only servers its own forced deletions left")
 	fs.IntVar(&o.Workers, "workers", 10, "concurrent reconciles per controller")
 	fs.Float64Var(&st.qps, "kube-api-qps", 20, "requests per second to the Kubernetes API")
@@ -64,13 +86,16 @@ func register(fs *flag.FlagSet) *settings {
 	fs.StringVar(&o.Join.Endpoint, "join-api-endpoint", "", "API server host:port new nodes join through (default: from kube-public/cluster-info)")
 	fs.StringVar(&o.Join.CACertHash, "join-ca-cert-hash", "", "sha256:<hex> pin of the cluster CA for kubeadm join (default: from kube-public/cluster-info)")
 	fs.StringVar(&o.Join.PackageRepository, "package-repository", "https://pkgs.k8s.io", "base URL of the pkgs.k8s.io-style apt repository new nodes install kubelet and kubeadm from")
-	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (https, for bearer tokens the API server authorizes for GET /metrics); 0 disables it")
+	fs.BoolVar(&mo.MetricsInsecure, "metrics-insecure", false, "serve metrics over plain http to anyone who can reach them, instead of behind the API server's authentication and authorization")
 	fs.StringVar(&mo.ProbeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 disables them")
 	fs.IntVar(&mo.WebhookPort, "webhook-port", 9443, "port of the admission webhook (TLS); 0 disables it")
 	fs.StringVar(&mo.WebhookCertDir, "webhook-cert-dir", "/etc/machine-controller/tls", "directory with the webhook's tls.crt and tls.key")
+	fs.StringVar(&st.certSecret, "webhook-cert-secret", "kube-system/machine-controller-webhook-tls", "namespace/name of the Secret with the webhook's certificate, which the leader renews when a third of its lifetime is left; empty disables the renewal")
+	fs.StringVar(&mo.WebhookConfiguration, "webhook-configuration", "machine-controller", "name of the Mutating- and ValidatingWebhookConfiguration whose caBundle trusts the webhook's certificate")
 	fs.BoolVar(&mo.LeaderElection, "leader-elect", true, "run only while holding the leader Lease, so that one replica reconciles at a time")
 	fs.StringVar(&mo.LeaderElectionNamespace, "leader-election-namespace", "kube-system", "namespace of the leader Lease")
-	fs.StringVar(&mo.LeaderElectionID, "leader-election-id", "machine-controller", "name of the leader Lease")
+	fs.StringVar(&mo.LeaderElectionID, "leader-election-id", "machine-controller", "name of the leader Lease (the RBAC in manifests/ lets the controller update only the Lease machine-controller)")
 	fs.DurationVar(&mo.SyncPeriod, "sync-period", 10*time.Minute, "reconcile every object at least this often, which bounds how late a server deleted out of band is noticed")
 	st.zap.BindFlags(fs)
 	return st
@@ -85,6 +110,13 @@ func run() error {
 	}
 	o, mo := st.o, st.mo
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&st.zap)))
+	if st.certSecret != "" {
+		ns, name, ok := strings.Cut(st.certSecret, "/")
+		if !ok || ns == "" || name == "" {
+			return fmt.Errorf("--webhook-cert-secret %q: want namespace/name", st.certSecret)
+		}
+		mo.WebhookCertSecret = types.NamespacedName{Namespace: ns, Name: name}
+	}
 	mo.QPS = float32(st.qps)
 	o.MaxUnhealthy = intstr.Parse(st.maxUnhealthy)
 	if st.cloudName != "openstack" {
@@ -105,11 +137,34 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating API client: %w", err)
 	}
-	provider, err := openstack.New(o.ClusterName, openstack.Options{Resolver: openstack.ClientResolver{Reader: reader}})
+	ctx := ctrl.SetupSignalHandler()
+	if st.clusterUID == "" {
+		if st.clusterUID, err = controller.ClusterUID(ctx, reader); err != nil {
+			return err
+		}
+	}
+	// The cloud, its credentials and what Machines may choose come from the environment, which
+	// the credentials Secret that slipway apply writes fills in.
+	policy, err := openstack.PolicyFromEnv(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	provider, err := openstack.New(o.ClusterName, openstack.Options{ClusterUID: st.clusterUID, Policy: policy,
+		Resolver: openstack.ClientResolver{Reader: reader}})
 	if err != nil {
 		return fmt.Errorf("creating the OpenStack provider: %w", err)
 	}
-	ctx := ctrl.SetupSignalHandler()
+	// Admission refuses what a Machine may not choose under the policy, and lets only this
+	// process's own user (and the operator's --provider-state-writers) write the fields that
+	// name cloud resources.
+	self, err := controller.ControllerUser(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	mo.Admission = admission.Options{
+		SpecChecks:  map[string]cloud.SpecCheck{"openstack": policy.SpecCheck()},
+		Controllers: append([]string{self}, st.stateWriters...),
+	}
 	mgr, err := controller.NewManager(ctx, cfg, provider, o, mo)
 	if err != nil {
 		return err

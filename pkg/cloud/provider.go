@@ -1,15 +1,18 @@
 // Package cloud defines what the machine-controller needs from an infrastructure provider: create,
 // find and delete the one server behind each Machine, and list the servers a cluster owns so that
-// orphans can be swept. Implementations live in sub-packages (openstack) and fakes in cloudtest.
+// orphans can be swept. A provider deletes nothing that the cloud does not show as made by its
+// cluster for that Machine, whatever a Machine's annotations or spec claim. Implementations live in sub-packages (openstack) and fakes in cloudtest.
 // The controllers depend only on this package, never on a provider's SDK.
 package cloud
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 )
@@ -52,6 +55,35 @@ type Instance struct {
 	CPUs      int
 	MemoryMiB int
 }
+
+// ReferenceLabel must be set to "true" on a Secret or ConfigMap before a Machine's providerSpec
+// may reference it (secretKeyRef, configMapKeyRef). References resolve only in the Machine's own
+// namespace: the label is how whoever owns the object there lets the controller read it on
+// behalf of that namespace's Machines.
+const ReferenceLabel = "slipway.dev/machine-controller"
+
+// Variables of the controller's configuration (the credentials Secret that slipway apply writes,
+// which the controller reads as its environment) by which an operator widens what Machines may do.
+const (
+	// EnvAllowMachineCloud set to "true" lets a Machine's providerSpec name its own cloud endpoint,
+	// region, project and credentials. Without it they come only from the controller's own
+	// configuration, and a providerSpec only says what to create there.
+	EnvAllowMachineCloud = "SLIPWAY_ALLOW_MACHINE_CLOUD"
+	// EnvAllowHTTP set to "true" accepts plain http:// cloud endpoints, which send credentials
+	// and tokens unencrypted; without it only https:// is used.
+	EnvAllowHTTP = "SLIPWAY_ALLOW_HTTP"
+)
+
+// StateAnnotationSuffix ends the key of every annotation in which a provider records what it
+// allocated for a Machine ("<provider>.slipway.dev/state"). Such annotations, like
+// spec.providerID, are the controller's: admission refuses them from anyone else, and in
+// templates.
+const StateAnnotationSuffix = ".slipway.dev/state"
+
+// SpecCheck is a provider's admission check of a Machine's cloudProviderSpec. It runs without the
+// cloud and without reading any object, so that admission is fast and fails only for the spec
+// itself; namespace is the Machine's. Checks that need the cloud are the controller's.
+type SpecCheck func(namespace string, cloudProviderSpec json.RawMessage, path *field.Path) field.ErrorList
 
 // ErrInstanceNotFound is returned by Get when no server belongs to the Machine.
 var ErrInstanceNotFound = errors.New("instance not found")
@@ -107,7 +139,8 @@ type Provider interface {
 	// the cloud confirms all of it is gone; "not found" counts as gone.
 	Delete(ctx context.Context, m *v1alpha1.Machine, update MachineUpdater) (done bool, err error)
 
-	// List returns every server tagged as belonging to clusterName in the account that the
-	// template Machine's providerSpec points at, for the orphan sweep.
-	List(ctx context.Context, template *v1alpha1.Machine, clusterName string) ([]Instance, error)
+	// List returns every server that this cluster made (by the cluster UID the provider was
+	// configured with, never by the cluster's name, which other clusters may share) in the
+	// account that the template Machine's providerSpec points at, for the orphan sweep.
+	List(ctx context.Context, template *v1alpha1.Machine) ([]Instance, error)
 }

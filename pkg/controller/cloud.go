@@ -87,8 +87,8 @@ func (t *trackedProvider) Validate(ctx context.Context, m *v1alpha1.Machine) err
 	return err
 }
 
-func (t *trackedProvider) List(ctx context.Context, tmpl *v1alpha1.Machine, cluster string) ([]cloud.Instance, error) {
-	out, err := t.Provider.List(ctx, tmpl, cluster)
+func (t *trackedProvider) List(ctx context.Context, tmpl *v1alpha1.Machine) ([]cloud.Instance, error) {
+	out, err := t.Provider.List(ctx, tmpl)
 	t.record(err)
 	return out, err
 }

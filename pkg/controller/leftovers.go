@@ -14,7 +14,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups="",namespace=kube-system,resources=configmaps,verbs=get;create;update
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=configmaps,verbs=create
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=configmaps,resourceNames=machine-controller-leftovers,verbs=get;update
 
 // leftoverConfigMap records, per Machine UID, the Machines whose forced deletion left a server
 // behind. The record keeps the annotations and provider status through which the provider

@@ -25,16 +25,20 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
+// The machine-controller's RBAC is generated from these markers and the others in this package
+// (make generate-machine-controller); SECURITY.md explains every rule, and a test on a real API
+// server fails when the service account can do more than its allow-list.
+//
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
-// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=get;create;deletecollection
-// +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,verbs=get
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=get;create;delete
+// +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,resourceNames=cluster-info,verbs=get
 
 // machineReconciler turns a Machine into a server and a Node, and releases both on deletion.
 type machineReconciler struct {
@@ -55,7 +59,10 @@ type machineScope struct {
 	orig *v1alpha1.Machine // as read, for the status patch
 	m    *v1alpha1.Machine
 	inst *cloud.Instance
-	node *corev1.Node
+	// recorded is set when inst was not confirmed by the cloud (which did not answer) but made
+	// up from what the Machine records: it may follow the Node already linked, never link one.
+	recorded bool
+	node     *corev1.Node
 	// cloudErr is a cloud failure the steps worked around with recorded data; it is returned
 	// after them, so the reconcile is retried with backoff.
 	cloudErr error

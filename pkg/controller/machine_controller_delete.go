@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
-	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
 // deletionPolicy returns the Machine's deletion policy; unknown values (which admission rejects)
@@ -33,13 +32,7 @@ func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope
 		return ctrl.Result{}, nil
 	}
 	policy := deletionPolicy(m)
-	// Match the Node by what was recorded about the server, so that an address the cloud
-	// already gave to another server cannot lead to deleting that server's Node.
-	var recorded *cloud.Instance
-	if m.Spec.ProviderID != nil {
-		recorded = &cloud.Instance{ProviderID: *m.Spec.ProviderID, Addresses: m.Status.Addresses}
-	}
-	node, err := r.findNode(ctx, m, recorded)
+	node, err := r.ownedNode(ctx, m)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

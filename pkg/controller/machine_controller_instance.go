@@ -88,6 +88,7 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 		// the Node is still followed and its health judged; the error is returned at the end.
 		s.cloudErr = fmt.Errorf("getting server of machine %s/%s: %w", m.Namespace, m.Name, err)
 		s.inst = &cloud.Instance{ProviderID: *m.Spec.ProviderID, Addresses: m.Status.Addresses, State: cloud.StateRunning}
+		s.recorded = true
 		return ctrl.Result{}, nil
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("getting server of machine %s/%s: %w", m.Namespace, m.Name, err)

@@ -56,17 +56,42 @@ func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 			}
 		}
 	}
-	if m.Status.NodeRef != nil {
-		n := &corev1.Node{}
-		err := r.client.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, n)
-		if err == nil && n.UID == m.Status.NodeRef.UID {
-			return n, nil
-		}
-		if client.IgnoreNotFound(err) != nil {
-			return nil, fmt.Errorf("getting node %s: %w", m.Status.NodeRef.Name, err)
-		}
+	return r.linkedNode(ctx, m)
+}
+
+// linkedNode returns the Node this controller linked to the Machine when the cloud confirmed
+// its server (status.nodeRef, by UID), if it still exists and still names the Machine's server.
+func (r *machineReconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
+	ref := m.Status.NodeRef
+	if ref == nil {
+		return nil, nil
 	}
-	return nil, nil
+	n := &corev1.Node{}
+	err := r.client.Get(ctx, client.ObjectKey{Name: ref.Name}, n)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("getting node %s: %w", ref.Name, err)
+	case n.UID != ref.UID:
+		return nil, nil
+	case m.Spec.ProviderID != nil && n.Spec.ProviderID != "" && n.Spec.ProviderID != *m.Spec.ProviderID:
+		return nil, nil
+	}
+	return n, nil
+}
+
+// ownedNode returns the Node that deleting the Machine may cordon, drain and delete: one whose
+// server the cloud confirms as the Machine's own now (the provider checks the server's
+// metadata, whatever spec.providerID says), or, once that server is gone, the Node linked
+// while it existed. A Node that merely carries the providerID a Machine names is never enough:
+// that would let whoever may write the providerID drain and delete any Node.
+func (r *machineReconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
+	inst, err := r.cloud.Get(ctx, m)
+	if err == nil {
+		return r.findNode(ctx, m, inst)
+	}
+	return r.linkedNode(ctx, m)
 }
 
 // reconcileNode links the Machine and its Node and keeps the Node's metadata as the template says.
@@ -75,7 +100,13 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 	if s.inst == nil || s.inst.State != cloud.StateRunning {
 		return ctrl.Result{}, nil
 	}
-	node, err := r.findNode(ctx, m, s.inst)
+	find := r.findNode
+	if s.recorded {
+		find = func(ctx context.Context, m *v1alpha1.Machine, _ *cloud.Instance) (*corev1.Node, error) {
+			return r.linkedNode(ctx, m)
+		}
+	}
+	node, err := find(ctx, m, s.inst)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -89,10 +89,31 @@ func (r *machineReconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine
 }
 
 // deleteToken removes the Machine's bootstrap tokens once the Node joined or the Machine goes.
+// It deletes them one by one, by the names the Machine's UID derives, each only if it carries
+// the Machine's label and with its UID as a precondition: the controller may delete Secrets in
+// kube-system only by name (it may not list them), and no mistake in a selector can then
+// delete more than the Machine's own tokens.
 func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
-	err := r.client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(tokenNamespace),
-		client.MatchingLabels{tokenMachineLabel: string(m.UID)})
-	if err != nil {
+	var errs []error
+	for i := range tokenAttempts {
+		name := "bootstrap-token-" + tokenID(m, i)
+		sec := &corev1.Secret{}
+		err := r.reader.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: name}, sec)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		case sec.Labels[tokenMachineLabel] != string(m.UID):
+			continue // another Machine's token under a colliding ID
+		}
+		err = r.client.Delete(ctx, sec, client.Preconditions{UID: &sec.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errorsJoin(errs...); err != nil {
 		return fmt.Errorf("deleting bootstrap tokens of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
 	return nil

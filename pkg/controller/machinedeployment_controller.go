@@ -21,8 +21,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=create;delete
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets/finalizers,verbs=update

@@ -13,8 +13,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines,verbs=create
 
 // machineSetReconciler keeps the number of a MachineSet's Machines at its replicas.

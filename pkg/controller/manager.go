@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -19,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -28,12 +28,23 @@ import (
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
-// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kube-system,resources=leases,verbs=get;create;update
+// The webhook certificate's renewal (webhook.Rotator) reads and writes only its own Secret and
+// webhook configurations.
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,resourceNames=machine-controller-webhook-tls,verbs=get;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations;validatingwebhookconfigurations,resourceNames=machine-controller,verbs=get;update
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kube-system,resources=leases,verbs=create
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kube-system,resources=leases,resourceNames=machine-controller,verbs=get;update
 
 // ManagerOptions are the process-level settings of the machine-controller.
 type ManagerOptions struct {
 	// MetricsAddr is where Prometheus metrics are served; "0" disables them.
 	MetricsAddr string
+	// MetricsInsecure serves metrics over plain http to anyone who can reach MetricsAddr.
+	// Otherwise they are served over https (a self-signed certificate unless MetricsCertDir
+	// holds tls.crt and tls.key) to clients whose bearer token the API server authenticates
+	// and authorizes for GET /metrics (see manifests/machine-controller/metrics-reader.yaml).
+	MetricsInsecure bool
+	MetricsCertDir  string
 	// ProbeAddr serves /healthz and /readyz; "0" disables them.
 	ProbeAddr string
 	// WebhookPort serves the admission webhook over TLS; 0 disables it.
@@ -42,6 +53,16 @@ type ManagerOptions struct {
 	WebhookHost string
 	// WebhookCertDir holds tls.crt and tls.key for the webhook.
 	WebhookCertDir string
+	// Admission configures the webhook: the providers' spec checks and the users who count as
+	// the controller (see ControllerUser).
+	Admission admission.Options
+	// WebhookCertSecret, when set, is the Secret with the webhook's certificate, which the
+	// leader renews before it expires (webhook.Rotator), keeping the caBundle of the webhook
+	// configurations named WebhookConfiguration in step. WebhookCertCheckInterval is how often
+	// it looks; default an hour.
+	WebhookCertSecret        types.NamespacedName
+	WebhookConfiguration     string
+	WebhookCertCheckInterval time.Duration
 	// LeaderElection makes only one replica reconcile, through a Lease.
 	LeaderElection bool
 	// LeaderElectionNamespace and LeaderElectionID name the Lease.
@@ -96,7 +117,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, 
 	mgrOpts := ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         co,
-		Metrics:                       metricsserver.Options{BindAddress: mo.MetricsAddr},
+		Metrics:                       metricsOptions(mo),
 		HealthProbeBindAddress:        mo.ProbeAddr,
 		LeaderElection:                mo.LeaderElection,
 		LeaderElectionNamespace:       mo.LeaderElectionNamespace,
@@ -119,8 +140,17 @@ func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, 
 		return nil, err
 	}
 	if mo.WebhookPort > 0 {
-		if err := admission.Setup(mgr); err != nil {
+		if err := admission.Setup(mgr, mo.Admission); err != nil {
 			return nil, err
+		}
+	}
+	if mo.WebhookCertSecret.Name != "" {
+		hooks := []string{mo.WebhookConfiguration}
+		err := mgr.Add(&admission.Rotator{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Secret: mo.WebhookCertSecret,
+			Mutating: hooks, Validating: hooks, Interval: mo.WebhookCertCheckInterval,
+			Log: mgr.GetLogger().WithName("webhook-certificate")})
+		if err != nil {
+			return nil, fmt.Errorf("adding the webhook certificate renewal: %w", err)
 		}
 	}
 	if mo.ProbeAddr != "" && mo.ProbeAddr != "0" {

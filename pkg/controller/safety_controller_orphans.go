@@ -89,7 +89,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 	}
 	seen := map[string]bool{}
 	for _, tmpl := range templates {
-		insts, err := s.cloud.List(ctx, tmpl, s.opts.ClusterName)
+		insts, err := s.cloud.List(ctx, tmpl)
 		if err != nil {
 			errs = append(errs, err)
 			continue

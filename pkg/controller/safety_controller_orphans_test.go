@@ -45,7 +45,7 @@ func (c *leftoverCloud) Delete(ctx context.Context, m *v1alpha1.Machine, update 
 	return c.held[m.UID] == 0, nil
 }
 
-func (c *leftoverCloud) List(context.Context, *v1alpha1.Machine, string) ([]cloud.Instance, error) {
+func (c *leftoverCloud) List(context.Context, *v1alpha1.Machine) ([]cloud.Instance, error) {
 	return nil, nil
 }
 

@@ -3,6 +3,9 @@ package mcdeploy
 import (
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,21 +65,50 @@ func toStrings(v any) []string {
 
 func TestCredentials(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	w, err := NewWebhookCerts(time.Now()) // any certificate will do as a CA bundle
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	caFile, notPEM := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "ca.txt")
+	if err := os.WriteFile(caFile, w.CA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notPEM, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pw := func(kv ...string) map[string]string {
+		m := map[string]string{"OS_AUTH_URL": "https://keystone.example:5000/v3", "OS_USERNAME": "a", "OS_PASSWORD": "secret", "OS_PROJECT_NAME": "p"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
 	tests := []struct {
 		name    string
 		vars    map[string]string
 		wantErr string
 	}{
-		{"password", map[string]string{"OS_AUTH_URL": "u", "OS_USERNAME": "a", "OS_PASSWORD": "secret", "OS_PROJECT_NAME": "p"}, ""},
-		{"application credential", map[string]string{"OS_AUTH_URL": "u", "OS_APPLICATION_CREDENTIAL_ID": "i", "OS_APPLICATION_CREDENTIAL_SECRET": "secret"}, ""},
+		{"password", pw(), ""},
+		{"application credential", map[string]string{"OS_AUTH_URL": "https://k/v3", "OS_APPLICATION_CREDENTIAL_ID": "i", "OS_APPLICATION_CREDENTIAL_SECRET": "secret"}, ""},
 		{"nothing", map[string]string{}, "missing OS_AUTH_URL, OS_PASSWORD, OS_PROJECT_NAME or OS_PROJECT_ID, OS_USERNAME"},
-		{"mixed", map[string]string{"OS_AUTH_URL": "u", "OS_APPLICATION_CREDENTIAL_ID": "i", "OS_APPLICATION_CREDENTIAL_SECRET": "s", "OS_USERNAME": "a"}, "set one"},
+		{"mixed", map[string]string{"OS_AUTH_URL": "https://k/v3", "OS_APPLICATION_CREDENTIAL_ID": "i", "OS_APPLICATION_CREDENTIAL_SECRET": "s", "OS_USERNAME": "a"}, "set one"},
+		{"http Keystone", pw("OS_AUTH_URL", "http://keystone.example:5000/v3"), "SLIPWAY_ALLOW_HTTP=true"},
+		{"http Keystone accepted", pw("OS_AUTH_URL", "http://keystone.example:5000/v3", "SLIPWAY_ALLOW_HTTP", "true"), ""},
+		{"Machines may choose their cloud", pw("SLIPWAY_ALLOW_MACHINE_CLOUD", "true"), ""},
+		{"not a boolean", pw("SLIPWAY_ALLOW_MACHINE_CLOUD", "yes please"), "must be true or false"},
+		{"CA file", pw("OS_CACERT", caFile), ""},
+		{"CA file that is no certificate", pw("OS_CACERT", notPEM), "holds no PEM certificate"},
+		{"CA file missing", pw("OS_CACERT", filepath.Join(dir, "nope")), "no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Credentials(env(tt.vars))
 			if tt.wantErr == "" && (err != nil || len(got) != len(tt.vars)) {
 				t.Fatalf("got %v, %v", got, err)
+			}
+			if ca := tt.vars["OS_CACERT"]; ca != "" && err == nil && got["OS_CACERT"] != string(w.CA) {
+				t.Errorf("OS_CACERT carries %q, want the file's PEM content", got["OS_CACERT"])
 			}
 			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("got %v, want %q", err, tt.wantErr)
@@ -94,14 +126,21 @@ func TestWebhookCerts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !w.Fresh(now) {
+	if !w.Fresh(now) || !w.Fresh(now.Add(certValidity/2)) {
 		t.Fatal("new certificates are not fresh")
 	}
-	if w.Fresh(now.Add(certValidity - renewBefore/2)) {
-		t.Error("certificates close to expiry must be renewed")
+	if w.Fresh(now.Add(certValidity * 3 / 4)) {
+		t.Error("certificates with less than a third of their lifetime left must be renewed")
 	}
-	cert, _ := parse(w.Cert)
-	ca, _ := parse(w.CA)
+	b, _ := pem.Decode(w.Cert)
+	cert, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := w.ParseCA()
+	if err != nil {
+		t.Fatal(err)
+	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca)
 	if _, err := cert.Verify(x509.VerifyOptions{DNSName: "machine-controller-webhook.kube-system.svc", Roots: pool}); err != nil {

@@ -1,6 +1,8 @@
 // Package mcdeploy renders the installation of the machine-controller into a cluster: the
 // cluster.k8s.io CRDs and the controller's manifests with the image, flags, OpenStack
-// credentials Secret and webhook CA filled in. It is pure; the apply step applies the result.
+// credentials Secret and webhook CA filled in. It is pure but for reading the CA file that
+// OS_CACERT names; the apply step applies the result. The credentials Secret is the
+// controller's whole configuration of its cloud (see SECURITY.md).
 package mcdeploy
 
 import (

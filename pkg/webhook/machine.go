@@ -28,30 +28,35 @@ var deletionPolicies = map[string]bool{
 	v1alpha1.DeletionPolicyGraceful: true, v1alpha1.DeletionPolicyUnsafe: true, v1alpha1.DeletionPolicyForced: true,
 }
 
-type machineValidator struct{}
+type machineValidator struct{ opts Options }
 
-func (machineValidator) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
+// ValidateCreate checks the spec, and that only the controller sets its own fields
+// (spec.providerID, the state annotations).
+func (v machineValidator) ValidateCreate(ctx context.Context, obj runtime.Object) (admission.Warnings, error) {
 	m, ok := obj.(*v1alpha1.Machine)
 	if !ok {
 		return nil, fmt.Errorf("expected a Machine, got %T", obj)
 	}
-	errs := ValidateMachineSpec(&m.Spec, field.NewPath("spec"))
+	errs := v.opts.ValidateMachineSpec(m.Namespace, &m.Spec, field.NewPath("spec"))
 	errs = append(errs, validateDeletionPolicy(&m.ObjectMeta)...)
+	errs = append(errs, v.opts.checkWriter(ctx, nil, m)...)
 	return nil, invalid("Machine", m.Name, errs)
 }
 
 // ValidateUpdate keeps spec immutable, except spec.providerID: a changed spec would describe a
 // different server than the one that exists, but providerID only records which server that
 // is. It is the controller's field, set when the server is created and changed when the
-// provider replaces a failed server under the same Machine. Once set it may not be removed:
-// the controller takes a Machine without one for a Machine that never had a server.
-func (machineValidator) ValidateUpdate(_ context.Context, oldObj, obj runtime.Object) (admission.Warnings, error) {
+// provider replaces a failed server under the same Machine, and only the controller may change
+// it (or the state annotations). Once set it may not be removed: the controller takes a
+// Machine without one for a Machine that never had a server.
+func (v machineValidator) ValidateUpdate(ctx context.Context, oldObj, obj runtime.Object) (admission.Warnings, error) {
 	old, ok1 := oldObj.(*v1alpha1.Machine)
 	m, ok2 := obj.(*v1alpha1.Machine)
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("expected Machines, got %T and %T", oldObj, obj)
 	}
 	errs := validateDeletionPolicy(&m.ObjectMeta)
+	errs = append(errs, v.opts.checkWriter(ctx, old, m)...)
 	if old.Spec.ProviderID != nil && (m.Spec.ProviderID == nil || *m.Spec.ProviderID == "") {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"),
 			"may not be removed once set; it names the Machine's server"))
@@ -78,8 +83,9 @@ func validateDeletionPolicy(meta *metav1.ObjectMeta) field.ErrorList {
 }
 
 // ValidateMachineSpec checks what can be checked without a cloud: the providerSpec envelope,
-// the kubelet version window, SSH keys and taints.
-func ValidateMachineSpec(spec *v1alpha1.MachineSpec, p *field.Path) field.ErrorList {
+// the provider's own admission check of its cloudProviderSpec (what a Machine in namespace may
+// choose), the kubelet version window, SSH keys and taints.
+func (o Options) ValidateMachineSpec(namespace string, spec *v1alpha1.MachineSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	pv := p.Child("providerSpec", "value")
 	pc, err := v1alpha1.DecodeProviderConfig(spec.ProviderSpec)
@@ -92,6 +98,7 @@ func ValidateMachineSpec(spec *v1alpha1.MachineSpec, p *field.Path) field.ErrorL
 		if !operatingSystems[pc.OperatingSystem] {
 			errs = append(errs, field.NotSupported(pv.Child("operatingSystem"), pc.OperatingSystem, keys(operatingSystems)))
 		}
+		errs = append(errs, o.checkSpec(namespace, pc, pv)...)
 		for i, k := range pc.SSHPublicKeys {
 			if _, _, _, rest, err := ssh.ParseAuthorizedKey([]byte(k)); err != nil || len(strings.TrimSpace(string(rest))) > 0 {
 				errs = append(errs, field.Invalid(pv.Child("sshPublicKeys").Index(i), truncate(k), "is not one SSH public key in authorized_keys format"))

@@ -60,14 +60,14 @@ func (machineDeploymentDefaulter) Default(_ context.Context, obj runtime.Object)
 	return nil
 }
 
-type machineDeploymentValidator struct{}
+type machineDeploymentValidator struct{ opts Options }
 
-func (machineDeploymentValidator) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
+func (v machineDeploymentValidator) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
 	md, ok := obj.(*v1alpha1.MachineDeployment)
 	if !ok {
 		return nil, fmt.Errorf("expected a MachineDeployment, got %T", obj)
 	}
-	return nil, invalid("MachineDeployment", md.Name, ValidateMachineDeployment(md))
+	return nil, invalid("MachineDeployment", md.Name, v.opts.ValidateMachineDeployment(md))
 }
 
 func (v machineDeploymentValidator) ValidateUpdate(ctx context.Context, _, obj runtime.Object) (admission.Warnings, error) {
@@ -79,11 +79,12 @@ func (machineDeploymentValidator) ValidateDelete(context.Context, runtime.Object
 }
 
 // ValidateMachineDeployment checks a MachineDeployment without calling any cloud.
-func ValidateMachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorList {
+func (o Options) ValidateMachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := validateReplicas(md.Spec.Replicas, spec.Child("replicas"))
 	errs = append(errs, validateSelector(&md.Spec.Selector, md.Spec.Template.Labels, spec)...)
-	errs = append(errs, ValidateMachineSpec(&md.Spec.Template.Spec, spec.Child("template", "spec"))...)
+	errs = append(errs, o.ValidateMachineSpec(md.Namespace, &md.Spec.Template.Spec, spec.Child("template", "spec"))...)
+	errs = append(errs, templateOwned(&md.Spec.Template, spec.Child("template"))...)
 	for _, f := range []struct {
 		v    *int32
 		name string

@@ -17,15 +17,15 @@ const (
 )
 
 // Setup registers the webhooks with the manager's webhook server.
-func Setup(mgr ctrl.Manager) error {
+func Setup(mgr ctrl.Manager, opts Options) error {
 	steps := []struct {
 		kind string
 		err  error
 	}{
 		{"MachineDeployment", ctrl.NewWebhookManagedBy(mgr).For(&v1alpha1.MachineDeployment{}).
-			WithDefaulter(machineDeploymentDefaulter{}).WithValidator(machineDeploymentValidator{}).Complete()},
-		{"MachineSet", ctrl.NewWebhookManagedBy(mgr).For(&v1alpha1.MachineSet{}).WithValidator(machineSetValidator{}).Complete()},
-		{"Machine", ctrl.NewWebhookManagedBy(mgr).For(&v1alpha1.Machine{}).WithValidator(machineValidator{}).Complete()},
+			WithDefaulter(machineDeploymentDefaulter{}).WithValidator(machineDeploymentValidator{opts}).Complete()},
+		{"MachineSet", ctrl.NewWebhookManagedBy(mgr).For(&v1alpha1.MachineSet{}).WithValidator(machineSetValidator{opts}).Complete()},
+		{"Machine", ctrl.NewWebhookManagedBy(mgr).For(&v1alpha1.Machine{}).WithValidator(machineValidator{opts}).Complete()},
 	}
 	for _, s := range steps {
 		if s.err != nil {

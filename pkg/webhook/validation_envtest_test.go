@@ -29,6 +29,13 @@ func providerSpec(mutate func(map[string]any)) v1alpha1.ProviderSpec {
 	return v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}}
 }
 
+// withCloudSpec is a valid Machine spec with the given cloudProviderSpec.
+func withCloudSpec(cps map[string]any) v1alpha1.MachineSpec {
+	s := validSpec()
+	s.ProviderSpec = providerSpec(func(v map[string]any) { v["cloudProviderSpec"] = cps })
+	return s
+}
+
 func validSpec() v1alpha1.MachineSpec {
 	return v1alpha1.MachineSpec{ProviderSpec: providerSpec(nil), Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"}}
 }
@@ -106,6 +113,39 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns,
 				Annotations: map[string]string{v1alpha1.DeletionPolicyAnnotation: "yolo"}}, Spec: validSpec()}
 		}, "metadata.annotations[cluster.k8s.io/deletion-policy]", "Unsupported value"},
+		{"machine naming its own Keystone", func() client.Object {
+			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}, Spec: withCloudSpec(map[string]any{
+				"flavor": "m1.small", "identityEndpoint": "https://keystone.attacker.example/v3"})}
+		}, "spec.providerSpec.value.cloudProviderSpec.identityEndpoint", "come only from the machine-controller's configuration"},
+		{"template naming a region", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec = withCloudSpec(map[string]any{"flavor": "m1.small", "region": "elsewhere"})
+			return md
+		}, "spec.template.spec.providerSpec.value.cloudProviderSpec.region", "SLIPWAY_ALLOW_MACHINE_CLOUD=true"},
+		{"set naming a password", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec = withCloudSpec(map[string]any{"flavor": "m1.small", "password": "hunter2"})
+			return &v1alpha1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: "ms", Namespace: ns},
+				Spec: v1alpha1.MachineSetSpec{Selector: md.Spec.Selector, Template: md.Spec.Template}}
+		}, "spec.template.spec.providerSpec.value.cloudProviderSpec.password", "Forbidden"},
+		{"reference into another namespace", func() client.Object {
+			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}, Spec: withCloudSpec(map[string]any{
+				"flavor": map[string]any{"configMapKeyRef": map[string]any{"namespace": "kube-system", "name": "x", "key": "y"}}})}
+		}, "spec.providerSpec.value.cloudProviderSpec.flavor.configMapKeyRef.namespace", "the Machine's own namespace"},
+		{"a Secret for a field that is no credential", func() client.Object {
+			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}, Spec: withCloudSpec(map[string]any{
+				"flavor": map[string]any{"secretKeyRef": map[string]any{"name": "x", "key": "y"}}})}
+		}, "spec.providerSpec.value.cloudProviderSpec.flavor.secretKeyRef", "only credential fields"},
+		{"template with a providerID", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.ProviderID = ptr("openstack:///a-control-plane-server")
+			return md
+		}, "spec.template.spec.providerID", "a template may not carry it"},
+		{"template with a provider state", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Annotations = map[string]string{"openstack.slipway.dev/state": `{"serverID":"x"}`}
+			return md
+		}, "spec.template.metadata.annotations[openstack.slipway.dev/state]", "a template may not carry it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,12 +166,13 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 	}
 }
 
-// TestMachineSpecImmutable: after create, only spec.providerID may change: set, and changed
-// when the controller's provider replaces the server, but never removed, nor changed together
-// with anything else.
+// TestMachineSpecImmutable: after create, only spec.providerID may change, and only by the
+// controller: set, and changed when the controller's provider replaces the server, but never
+// removed, nor changed together with anything else.
 func TestMachineSpecImmutable(t *testing.T) {
 	env := envtest.Get(t)
 	ctx := context.Background()
+	ctrl := controllerClient(t, env)
 	m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: env.Namespace(t)}, Spec: validSpec()}
 	if err := env.Client.Create(ctx, m); err != nil {
 		t.Fatal(err)
@@ -158,7 +199,7 @@ func TestMachineSpecImmutable(t *testing.T) {
 				t.Fatal("machine gone")
 			}
 			s.change(m)
-			err := env.Client.Update(ctx, m)
+			err := ctrl.Update(ctx, m)
 			switch {
 			case s.allowed && err != nil:
 				t.Fatalf("update rejected: %v", err)
@@ -167,4 +208,98 @@ func TestMachineSpecImmutable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// controllerClient is a client that authenticates as the machine-controller.
+func controllerClient(t *testing.T, env *envtest.Env) client.Client {
+	t.Helper()
+	c, err := client.New(env.ControllerConfig, client.Options{Scheme: env.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestControllerFieldsOnlyFromTheController: spec.providerID and the provider's state annotation
+// name the server (and Node) that deleting the Machine deletes. Anyone else who may write
+// Machines, cluster admins included, is refused when setting or changing them, on create and
+// update; other annotations stay theirs. The controller itself may.
+func TestControllerFieldsOnlyFromTheController(t *testing.T) {
+	env := envtest.Get(t)
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	ctrl := controllerClient(t, env)
+	const state = "openstack.slipway.dev/state"
+	forged := func(name string) *v1alpha1.Machine {
+		return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: validSpec()}
+	}
+	wantForbidden := func(t *testing.T, err error, field string) {
+		t.Helper()
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("got %v, want 422 Invalid on %s", err, field)
+		}
+		for _, c := range err.(apierrors.APIStatus).Status().Details.Causes {
+			if c.Field == field && strings.Contains(c.Message, "written only by the machine-controller") {
+				return
+			}
+		}
+		t.Fatalf("no cause on %s in %v", field, err)
+	}
+
+	t.Run("create with a providerID", func(t *testing.T) {
+		m := forged("with-id")
+		m.Spec.ProviderID = ptr("openstack:///the-control-plane")
+		wantForbidden(t, env.Client.Create(ctx, m, client.DryRunAll), "spec.providerID")
+		if err := ctrl.Create(ctx, m, client.DryRunAll); err != nil {
+			t.Fatalf("the controller was refused: %v", err)
+		}
+	})
+	t.Run("create with a provider state", func(t *testing.T) {
+		m := forged("with-state")
+		m.Annotations = map[string]string{state: `{"serverID":"someone-elses"}`}
+		wantForbidden(t, env.Client.Create(ctx, m, client.DryRunAll), "metadata.annotations["+state+"]")
+	})
+	m := forged("updated")
+	if err := env.Client.Create(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		name   string
+		change func(*v1alpha1.Machine)
+		field  string
+	}{
+		{"set a providerID", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///the-control-plane") }, "spec.providerID"},
+		{"set a provider state", func(m *v1alpha1.Machine) { m.Annotations = map[string]string{state: `{"serverID":"x"}`} }, "metadata.annotations[" + state + "]"},
+	} {
+		t.Run("update: "+s.name, func(t *testing.T) {
+			if !env.Get(t, m) {
+				t.Fatal("machine gone")
+			}
+			s.change(m)
+			wantForbidden(t, env.Client.Update(ctx, m), s.field)
+			if !env.Get(t, m) {
+				t.Fatal("machine gone")
+			}
+			s.change(m)
+			if err := ctrl.Update(ctx, m); err != nil {
+				t.Fatalf("the controller was refused: %v", err)
+			}
+		})
+	}
+	t.Run("update: change the controller's values", func(t *testing.T) {
+		if !env.Get(t, m) {
+			t.Fatal("machine gone")
+		}
+		m.Spec.ProviderID = ptr("openstack:///another")
+		wantForbidden(t, env.Client.Update(ctx, m), "spec.providerID")
+	})
+	t.Run("update: other annotations stay the user's", func(t *testing.T) {
+		if !env.Get(t, m) {
+			t.Fatal("machine gone")
+		}
+		m.Annotations[v1alpha1.MaintenanceAnnotation] = "true"
+		if err := env.Client.Update(ctx, m); err != nil {
+			t.Fatalf("update = %v", err)
+		}
+	})
 }

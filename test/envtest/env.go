@@ -28,6 +28,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/controller"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
@@ -206,6 +208,14 @@ func (e *Env) publishClusterInfo(ctx context.Context) error {
 	return nil
 }
 
+// Admission is how the tests' webhook is configured: as the machine-controller configures it by
+// default, with OpenStack's spec check under the default policy and the controller's service
+// account as the only user who may write spec.providerID and the state annotations.
+var Admission = admission.Options{
+	SpecChecks:  map[string]cloud.SpecCheck{"openstack": openstack.Policy{}.SpecCheck()},
+	Controllers: []string{ServiceAccount},
+}
+
 // serveWebhook runs the admission webhook for the whole life of the environment, in a manager
 // of its own, so that objects can be admitted while no controller runs.
 func (e *Env) serveWebhook() error {
@@ -222,7 +232,7 @@ func (e *Env) serveWebhook() error {
 	if err != nil {
 		return fmt.Errorf("creating webhook manager: %w", err)
 	}
-	if err := admission.Setup(mgr); err != nil {
+	if err := admission.Setup(mgr, Admission); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -190,7 +190,7 @@ func (p *Provider) Delete(_ context.Context, m *v1alpha1.Machine, _ cloud.Machin
 }
 
 // List returns every server, sorted by name.
-func (p *Provider) List(_ context.Context, _ *v1alpha1.Machine, _ string) ([]cloud.Instance, error) {
+func (p *Provider) List(_ context.Context, _ *v1alpha1.Machine) ([]cloud.Instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.unreachable {

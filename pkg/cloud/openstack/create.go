@@ -82,7 +82,7 @@ func (p *Provider) replace(ctx context.Context, mc *machine, r *record, srv *ser
 		fault = "no fault message"
 	}
 	r.LastFault, r.Replacing = fault, r.Attempts < p.opts.MaxCreateAttempts
-	r.VolumeIDs = appendNew(r.VolumeIDs, bootVolumes(mc, srv)...)
+	r.VolumeIDs = appendNew(r.VolumeIDs, p.bootVolumes(mc, srv)...)
 	backoff := p.opts.ErrorBackoff << max(r.Attempts-1, 0)
 	backoff = min(backoff, 10*time.Minute)
 	at := p.opts.Now().Add(backoff)
@@ -108,7 +108,7 @@ func (p *Provider) createServer(ctx context.Context, mc *machine, t *target, r *
 	if md == nil {
 		md = map[string]string{}
 	}
-	md[MachineUIDKey], md[ClusterKey] = string(m.UID), p.cluster
+	md[MachineUIDKey], md[ClusterKey], md[ClusterUIDKey] = string(m.UID), p.cluster, p.owner.clusterUID
 	opts := servers.CreateOpts{
 		Name: m.Name, FlavorRef: t.flavor.ID, ImageRef: t.image.ID, Metadata: md,
 		AvailabilityZone: spec.AvailabilityZone,
@@ -119,7 +119,7 @@ func (p *Provider) createServer(ctx context.Context, mc *machine, t *target, r *
 		opts.ConfigDrive = &spec.ConfigDrive
 	}
 	if mc.mv >= 52 {
-		opts.Tags = []string{clusterTag(p.cluster)}
+		opts.Tags = []string{p.owner.tag(), nameTag(p.cluster)}
 	}
 	if r.PortID != "" {
 		opts.Networks = []servers.Network{{Port: r.PortID}}
@@ -175,15 +175,17 @@ func rejected(err error) bool {
 	return code >= 400 && code < 500
 }
 
-// bootVolumes are the server's volumes that the provider asked Nova to make.
-func bootVolumes(mc *machine, srv *servers.Server) []string {
-	if mc.spec.RootDiskSizeGB == nil {
+// bootVolumes are the volumes that the provider asked Nova to make for srv, which must be the
+// Machine's own server; they are confirmed as the Machine's for deleteVolumes.
+func (p *Provider) bootVolumes(mc *machine, srv *servers.Server) []string {
+	if mc.spec.RootDiskSizeGB == nil || !p.owner.server(srv, mc.m.UID) {
 		return nil
 	}
 	var ids []string
 	for _, v := range srv.AttachedVolumes {
 		ids = append(ids, v.ID)
 	}
+	p.volumes.confirm(mc.m.UID, ids...)
 	return ids
 }
 

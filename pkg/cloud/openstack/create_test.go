@@ -2,6 +2,7 @@ package openstack_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // IPs, boot from volume, server groups, zones, config drive, groups and tags.
 func TestCreateVariants(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	imageID := findID(t, sim.Images(), func(i openstacktest.Image) bool { return i.Name == "ubuntu-24.04" }, func(i openstacktest.Image) string { return i.ID })
 	privID, privSubnet := sim.AddNetwork("second", "10.20.0.0/24", false)
@@ -75,10 +76,11 @@ func TestCreateVariants(t *testing.T) {
 				}
 			}},
 		{"tags", map[string]any{"tags": map[string]string{"team": "infra"}}, func(t *testing.T, srv openstacktest.Server, inst *cloud.Instance) {
-			want := map[string]string{"team": "infra", "machine-uid": inst.MachineUID, "slipway-cluster": testCluster}
-			if len(srv.Metadata) != 3 || srv.Metadata["team"] != "infra" || srv.Metadata["slipway-cluster"] != testCluster ||
-				srv.Metadata["machine-uid"] != want["machine-uid"] || !slices.Equal(srv.Tags, []string{"slipway-cluster=" + testCluster}) {
-				t.Errorf("metadata %v tags %v", srv.Metadata, srv.Tags)
+			want := map[string]string{"team": "infra", "machine-uid": inst.MachineUID, "slipway-cluster": testCluster,
+				"slipway-cluster-uid": testClusterUID}
+			wantTags := []string{"slipway-cluster-uid=" + testClusterUID, "slipway-cluster=" + testCluster}
+			if !maps.Equal(srv.Metadata, want) || !slices.Equal(srv.Tags, wantTags) {
+				t.Errorf("metadata %v tags %v, want %v and %v", srv.Metadata, srv.Tags, want, wantTags)
 			}
 		}},
 	} {
@@ -119,7 +121,7 @@ func TestCreateVariants(t *testing.T) {
 
 func TestLookupsAreCachedAndGetIsFreeBeforeCreate(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	extra := map[string]any{"subnet": "private-subnet", "securityGroups": []string{"default"}}
 	if _, err := p.Get(ctx, newMachine(t, spec(sim, extra))); err != cloud.ErrInstanceNotFound {
@@ -156,7 +158,7 @@ func TestLookupsAreCachedAndGetIsFreeBeforeCreate(t *testing.T) {
 // one for InstanceTTL, then looked up again.
 func TestInstanceCache(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{BuildTime: 50 * time.Millisecond})
-	p := newProvider(t, openstack.Options{InstanceTTL: 300 * time.Millisecond, BuildingTTL: 100 * time.Millisecond})
+	p := newProvider(t, sim, openstack.Options{InstanceTTL: 300 * time.Millisecond, BuildingTTL: 100 * time.Millisecond})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, nil))
 	st := newStore(m)

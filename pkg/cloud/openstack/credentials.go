@@ -38,10 +38,21 @@ var env = struct {
 	appSecret:   []string{"OS_APPLICATION_CREDENTIAL_SECRET"},
 }
 
-// credentialsOf takes the credentials from the spec and fills empty fields from the environment.
-// The credential kind (password, application credential or token) is chosen by the spec when it
-// names one, otherwise by the environment; mixing kinds is an error in either place.
-func credentialsOf(s *Spec, lookup func(string) (string, bool), path *field.Path) (credentials, field.ErrorList) {
+// credentialsOf returns the credentials for a spec. By default the cloud and the identity are
+// the controller's own (its OS_* variables) and a spec that names any of them is refused. With
+// pol.allowMachineCloud a spec may name them: a spec that names its own identityEndpoint brings
+// its whole identity, and nothing falls back to the environment, so that the controller's
+// credentials never go to an endpoint a Machine chose; a spec without one may pick another
+// project, region or user at the controller's own Keystone. The credential kind (password,
+// application credential or token) is chosen by the spec when it names one, otherwise by the
+// environment; mixing kinds is an error in either place.
+func credentialsOf(s *Spec, lookup func(string) (string, bool), pol Policy, path *field.Path) (credentials, field.ErrorList) {
+	if errs := pol.checkCloudFields(s, path); len(errs) > 0 {
+		return credentials{}, errs
+	}
+	if s.IdentityEndpoint != "" {
+		lookup = func(string) (string, bool) { return "", false }
+	}
 	fromEnv := func(cur string, names []string) string {
 		if cur != "" {
 			return cur
@@ -103,8 +114,13 @@ func credentialsOf(s *Spec, lookup func(string) (string, bool), path *field.Path
 		errs = append(errs, field.Required(path.Child("username"),
 			"credentials: username and password, or applicationCredentialID and applicationCredentialSecret (or OS_* variables)"))
 	}
-	if c.AuthURL == "" {
+	switch {
+	case c.AuthURL == "":
 		errs = append(errs, field.Required(path.Child("identityEndpoint"), "or OS_AUTH_URL"))
+	case s.IdentityEndpoint != "":
+		errs = append(errs, pol.checkURL(path.Child("identityEndpoint"), c.AuthURL)...)
+	default:
+		errs = append(errs, pol.checkURL(field.NewPath("OS_AUTH_URL"), c.AuthURL)...)
 	}
 	return c, errs
 }

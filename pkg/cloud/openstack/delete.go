@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
@@ -25,7 +26,7 @@ func (p *Provider) Delete(ctx context.Context, m *v1alpha1.Machine, update cloud
 		return false, err
 	}
 	if r.empty() {
-		p.records.forget(m.UID)
+		p.forget(m.UID)
 		return true, nil
 	}
 	mc, err := p.prepare(ctx, m)
@@ -49,7 +50,7 @@ func (p *Provider) Delete(ctx context.Context, m *v1alpha1.Machine, update cloud
 			if apierrors.IsNotFound(serr) && err == nil && r.empty() {
 				// A late call for a Machine already released by an earlier one (the
 				// controller's cache was behind): everything is gone, and so is the Machine.
-				p.records.forget(m.UID)
+				p.forget(m.UID)
 				return true, nil
 			}
 			return false, errors.Join(err, serr)
@@ -58,32 +59,42 @@ func (p *Provider) Delete(ctx context.Context, m *v1alpha1.Machine, update cloud
 	if err != nil || !r.empty() {
 		return false, err
 	}
-	p.records.forget(m.UID)
+	p.forget(m.UID)
 	return true, nil
 }
 
-// deleteServers deletes every server of the Machine and reports whether all are gone. Boot
-// volumes are recorded first, so they are checked after their server is gone.
+// forget drops what this process remembers of a Machine whose resources are all released.
+func (p *Provider) forget(uid types.UID) {
+	p.records.forget(uid)
+	p.volumes.forget(uid)
+}
+
+// deleteServers deletes every server of the Machine and reports whether all are gone. Only
+// servers whose metadata, as the cloud reports it, names this cluster and this Machine are
+// deleted: a recorded ID that names another server is dropped, and the Machine's own server,
+// if any, is then looked for by name. Boot volumes are recorded first, so they are checked
+// after their server is gone.
 func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, update cloud.MachineUpdater) (bool, error) {
+	search := r.ServerPending
 	var found []servers.Server
-	if r.ServerPending {
+	if r.ServerID != "" && !r.ServerPending {
+		srv, err := servers.Get(ctx, mc.compute, r.ServerID).Extract()
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			return false, classify(err, "getting server "+r.ServerID)
+		case p.owner.server(srv, mc.m.UID):
+			found = append(found, *srv)
+		default:
+			search = true // not ours, whatever the record says
+		}
+	}
+	if search {
 		all, err := p.serversNamed(ctx, mc)
 		if err != nil {
 			return false, err
 		}
 		found = all
-	} else if r.ServerID != "" && mc.spec.RootDiskSizeGB == nil && !r.derived {
-		// The recorded ID came from our own create, and there are no boot volumes to learn
-		// about: delete without looking first.
-		found = append(found, servers.Server{ID: r.ServerID})
-	} else if r.ServerID != "" {
-		srv, err := servers.Get(ctx, mc.compute, r.ServerID).Extract()
-		if err != nil && !isNotFound(err) {
-			return false, classify(err, "getting server "+r.ServerID)
-		}
-		if err == nil && srv.Metadata[MachineUIDKey] == string(mc.m.UID) {
-			found = append(found, *srv)
-		}
 	}
 	if len(found) == 0 {
 		r.ServerID, r.ServerPending, r.Replacing = "", false, false
@@ -91,7 +102,7 @@ func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, up
 	}
 	vols := len(r.VolumeIDs)
 	for i := range found {
-		r.VolumeIDs = appendNew(r.VolumeIDs, bootVolumes(mc, &found[i])...)
+		r.VolumeIDs = appendNew(r.VolumeIDs, p.bootVolumes(mc, &found[i])...)
 	}
 	if len(r.VolumeIDs) != vols {
 		if err := p.records.save(ctx, mc.m, update, r); err != nil {
@@ -122,9 +133,11 @@ func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, up
 	return true, nil
 }
 
+// deleteFloatingIPs releases the Machine's floating IPs: those recorded, once the cloud confirms
+// they carry the Machine's marker, and those found by it.
 func (p *Provider) deleteFloatingIPs(ctx context.Context, mc *machine, r *record) error {
 	if r.FloatingIPPending {
-		found, err := floatingIPsOf(ctx, mc)
+		found, err := p.floatingIPsOf(ctx, mc)
 		if err != nil {
 			return err
 		}
@@ -136,18 +149,32 @@ func (p *Provider) deleteFloatingIPs(ctx context.Context, mc *machine, r *record
 	var errs []error
 	kept := r.FloatingIPs[:0]
 	for _, id := range r.FloatingIPs {
-		if err := floatingips.Delete(ctx, mc.s.network, id).ExtractErr(); err != nil && !isNotFound(err) {
-			errs = append(errs, classify(err, "releasing floating IP "+id))
-			kept = append(kept, id)
+		fip, err := floatingips.Get(ctx, mc.s.network, id).Extract()
+		switch {
+		case isNotFound(err):
+			continue
+		case err != nil:
+			errs = append(errs, classify(err, "getting floating IP "+id))
+		case fip.Description != p.owner.marker(mc.m):
+			continue // not ours: forgotten, never released
+		default:
+			if err := floatingips.Delete(ctx, mc.s.network, id).ExtractErr(); err == nil || isNotFound(err) {
+				continue
+			} else {
+				errs = append(errs, classify(err, "releasing floating IP "+id))
+			}
 		}
+		kept = append(kept, id)
 	}
 	r.FloatingIPs = kept
 	return errors.Join(errs...)
 }
 
+// deletePort deletes the Machine's port: the recorded one once the cloud confirms it carries the
+// Machine's marker, and those found by it.
 func (p *Provider) deletePort(ctx context.Context, mc *machine, r *record) error {
 	if r.PortPending {
-		found, err := portsOf(ctx, mc)
+		found, err := p.portsOf(ctx, mc)
 		if err != nil {
 			return err
 		}
@@ -165,15 +192,27 @@ func (p *Provider) deletePort(ctx context.Context, mc *machine, r *record) error
 	if r.PortID == "" {
 		return nil
 	}
-	if err := ports.Delete(ctx, mc.s.network, r.PortID).ExtractErr(); err != nil && !isNotFound(err) {
-		return classify(err, "deleting port "+r.PortID)
+	port, err := ports.Get(ctx, mc.s.network, r.PortID).Extract()
+	switch {
+	case isNotFound(err):
+	case err != nil:
+		return classify(err, "getting port "+r.PortID)
+	case port.Description != p.owner.marker(mc.m):
+		// not ours: forgotten, never deleted
+	default:
+		if err := ports.Delete(ctx, mc.s.network, r.PortID).ExtractErr(); err != nil && !isNotFound(err) {
+			return classify(err, "deleting port "+r.PortID)
+		}
 	}
 	r.PortID = ""
 	return nil
 }
 
 // deleteVolumes checks the boot volumes once their server is gone. Nova deletes them with the
-// server; one that survived (Nova's volume call failed) is deleted here.
+// server; one that survived (Nova's volume call failed) is deleted here, but only when this
+// process saw it attached to the Machine's own server: a detached volume carries nothing that
+// proves whose it was, and a recorded ID alone is no proof. An unconfirmed survivor is left
+// alone and forgotten.
 func (p *Provider) deleteVolumes(ctx context.Context, mc *machine, r *record) error {
 	if len(r.VolumeIDs) == 0 {
 		return nil
@@ -185,6 +224,9 @@ func (p *Provider) deleteVolumes(ctx context.Context, mc *machine, r *record) er
 	var errs []error
 	kept := r.VolumeIDs[:0]
 	for _, id := range r.VolumeIDs {
+		if !p.volumes.confirmed(mc.m.UID, id) {
+			continue
+		}
 		v, err := volumes.Get(ctx, vc, id).Extract()
 		switch {
 		case isNotFound(err):

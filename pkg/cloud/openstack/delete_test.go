@@ -28,7 +28,7 @@ func TestDeleteIsIdempotent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sim := newSim(t, openstacktest.Options{})
-			p := newProvider(t, openstack.Options{})
+			p := newProvider(t, sim, openstack.Options{})
 			m := newMachine(t, spec(sim, tc.extra))
 			st := newStore(m)
 			if tc.name != "never created" {
@@ -61,7 +61,7 @@ func TestDeleteIsIdempotent(t *testing.T) {
 
 func TestDeleteWaitsForSlowServer(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{DeleteTime: 200 * time.Millisecond})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, map[string]any{"subnet": "private-subnet"}))
 	st := newStore(m)
@@ -82,11 +82,20 @@ func TestDeleteWaitsForSlowServer(t *testing.T) {
 	assertEmpty(t, sim)
 }
 
+// TestListFindsClusterServers: List returns the servers of this cluster, recognised by its UID:
+// not those of another cluster in the same project, even one with the same name, which the
+// orphan sweep would otherwise delete.
 func TestListFindsClusterServers(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
 	ctx := context.Background()
-	p := newProvider(t, openstack.Options{})
-	other, err := openstack.New("other-cluster", openstack.Options{LookupEnv: noEnv})
+	p := newProvider(t, sim, openstack.Options{})
+	sameName, err := openstack.New(testCluster, openstack.Options{LookupEnv: lookupIn(simEnv(sim)),
+		ClusterUID: "6f1d2f0e-3c1b-4a55-8e1e-0d3c9f7a5b22"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherName, err := openstack.New("other-cluster", openstack.Options{LookupEnv: lookupIn(simEnv(sim)),
+		ClusterUID: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c33"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +108,15 @@ func TestListFindsClusterServers(t *testing.T) {
 		}
 		ours = append(ours, inst.ID)
 	}
-	m := newMachine(t, spec(sim, nil))
-	if _, err := other.Create(ctx, m, newStore(m).update, ""); err != nil {
-		t.Fatal(err)
+	for _, other := range []*openstack.Provider{sameName, otherName} {
+		m := newMachine(t, spec(sim, nil))
+		if _, err := other.Create(ctx, m, newStore(m).update, ""); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, mv := range []string{"", "2.1"} { // tag filter, and metadata scan before tags existed
 		tmpl := newMachine(t, spec(sim, map[string]any{"computeAPIVersion": mv}))
-		list, err := p.List(ctx, tmpl, testCluster)
+		list, err := p.List(ctx, tmpl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,11 +139,11 @@ func TestDeleteOrphanFromProviderID(t *testing.T) {
 	ctx := context.Background()
 	cps := spec(sim, map[string]any{"floatingIpPool": "public", "rootDiskSizeGB": 10})
 	m := newMachine(t, cps)
-	if _, err := newProvider(t, openstack.Options{}).Create(ctx, m, newStore(m).update, ""); err != nil {
+	if _, err := newProvider(t, sim, openstack.Options{}).Create(ctx, m, newStore(m).update, ""); err != nil {
 		t.Fatal(err)
 	}
-	sweeper := newProvider(t, openstack.Options{}) // another process: no memory of the create
-	list, err := sweeper.List(ctx, newMachine(t, cps), "")
+	sweeper := newProvider(t, sim, openstack.Options{}) // another process: no memory of the create
+	list, err := sweeper.List(ctx, newMachine(t, cps))
 	if err != nil || len(list) != 1 {
 		t.Fatalf("list: %v %v", list, err)
 	}

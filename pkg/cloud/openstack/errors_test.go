@@ -26,7 +26,7 @@ func TestQuotaIsInsufficientResources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sim := newSim(t, openstacktest.Options{})
-			p := newProvider(t, openstack.Options{})
+			p := newProvider(t, sim, openstack.Options{})
 			sim.SetQuota(tc.quota)
 			first := newMachine(t, spec(sim, tc.extra))
 			if _, err := p.Create(ctx, first, newStore(first).update, ""); err != nil {
@@ -51,7 +51,7 @@ func TestQuotaIsInsufficientResources(t *testing.T) {
 // out, and without it the backoff grows.
 func TestRetriesHonourRetryAfter(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{RetryBackoff: 20 * time.Millisecond})
+	p := newProvider(t, sim, openstack.Options{RetryBackoff: 20 * time.Millisecond})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, nil))
 	if err := p.Validate(ctx, m); err != nil { // warm the session and lookups
@@ -88,25 +88,31 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 
 func TestCredentialsErrorsAreInvalidConfiguration(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
 		extra map[string]any
 		want  string
+		env   map[string]string // changes to the controller's configuration
 	}{
-		{"wrong password", map[string]any{"password": "nope"}, "rejected the credentials"},
-		{"mixed credentials", map[string]any{"applicationCredentialID": "x", "applicationCredentialSecret": "y"}, "not several"},
-		{"no auth url", map[string]any{"identityEndpoint": nil}, "identityEndpoint"},
-		{"unknown field", map[string]any{"flavour": "m1.small"}, "flavour: Forbidden: unknown field"},
-		{"unknown flavor", map[string]any{"flavor": "m9.huge"}, `flavor "m9.huge" not found`},
-		{"unknown image and network", map[string]any{"image": "nope", "network": "nope"}, `image "nope" not found; network "nope" not found`},
-		{"disk below min_disk", map[string]any{"rootDiskSizeGB": 5}, "smaller than image ubuntu-24.04's min_disk of 10"},
-		{"flavor disk below min_disk", map[string]any{"flavor": "m1.tiny"}, "set rootDiskSizeGB"},
-		{"pool is not external", map[string]any{"floatingIpPool": "private"}, "not an external network"},
-		{"unknown zone", map[string]any{"availabilityZone": "mars"}, `availability zone "mars" not found`},
+		{"wrong password", nil, "rejected the credentials", map[string]string{"OS_PASSWORD": "nope"}},
+		{"mixed credentials", nil, "set only one kind", map[string]string{"OS_APPLICATION_CREDENTIAL_ID": "x"}},
+		{"no auth url", nil, "or OS_AUTH_URL", map[string]string{"OS_AUTH_URL": ""}},
+		{"spec names the cloud", map[string]any{"identityEndpoint": sim.AuthURL()}, "identityEndpoint: Forbidden", nil},
+		{"unknown field", map[string]any{"flavour": "m1.small"}, "flavour: Forbidden: unknown field", nil},
+		{"unknown flavor", map[string]any{"flavor": "m9.huge"}, `flavor "m9.huge" not found`, nil},
+		{"unknown image and network", map[string]any{"image": "nope", "network": "nope"}, `image "nope" not found; network "nope" not found`, nil},
+		{"disk below min_disk", map[string]any{"rootDiskSizeGB": 5}, "smaller than image ubuntu-24.04's min_disk of 10", nil},
+		{"flavor disk below min_disk", map[string]any{"flavor": "m1.tiny"}, "set rootDiskSizeGB", nil},
+		{"pool is not external", map[string]any{"floatingIpPool": "private"}, "not an external network", nil},
+		{"unknown zone", map[string]any{"availabilityZone": "mars"}, `availability zone "mars" not found`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			env := simEnv(sim)
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			p := newProvider(t, sim, openstack.Options{LookupEnv: lookupIn(env)})
 			m := newMachine(t, spec(sim, tc.extra))
 			err := p.Validate(ctx, m)
 			te := mustTerminal(t, err, v1alpha1.InvalidConfigurationMachineError)
@@ -132,7 +138,7 @@ func isTerminal(err error) bool {
 // expired token costs one re-authentication.
 func TestSessionIsReused(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, nil))
 	st := newStore(m)
@@ -163,7 +169,7 @@ func TestSessionIsReused(t *testing.T) {
 // a 401.
 func TestTokenRenewedBeforeExpiry(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{TokenTTL: 2 * time.Second})
-	p := newProvider(t, openstack.Options{TokenRenewMargin: 1900 * time.Millisecond})
+	p := newProvider(t, sim, openstack.Options{TokenRenewMargin: 1900 * time.Millisecond})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, nil))
 	if err := p.Validate(ctx, m); err != nil {
@@ -184,10 +190,10 @@ func TestTokenRenewedBeforeExpiry(t *testing.T) {
 func TestApplicationCredentialsFromEnvironment(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
 	env := map[string]string{
-		"OS_AUTH_URL": sim.AuthURL(), "OS_REGION_NAME": sim.Region(),
+		"OS_AUTH_URL": sim.AuthURL(), "OS_REGION_NAME": sim.Region(), "OS_CACERT": string(sim.CACert()),
 		"OS_APPLICATION_CREDENTIAL_ID": openstacktest.AppCredID, "OS_APPLICATION_CREDENTIAL_SECRET": openstacktest.AppCredSecret,
 	}
-	p := newProvider(t, openstack.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	p := newProvider(t, sim, openstack.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	m := newMachine(t, map[string]any{"image": "cirros", "flavor": "m1.tiny", "network": "private"})
 	if err := p.Validate(context.Background(), m); err != nil {
 		t.Fatalf("credentials from OS_* variables: %v", err)

@@ -61,28 +61,24 @@ func (p *Provider) instance(ctx context.Context, mc *machine, srv *servers.Serve
 	return instance(srv, fl)
 }
 
-// List returns the servers tagged with clusterName (the provider's own cluster when empty),
-// found with the Nova tag filter (or, before microversion 2.26, by reading every server's
-// metadata).
-func (p *Provider) List(ctx context.Context, template *v1alpha1.Machine, clusterName string) ([]cloud.Instance, error) {
-	if clusterName == "" {
-		clusterName = p.cluster // the name this provider tags its servers with
-	}
+// List returns the servers of this cluster: those whose metadata holds the cluster's UID, found
+// with the Nova tag filter (or, before microversion 2.26, by reading every server's metadata).
+func (p *Provider) List(ctx context.Context, template *v1alpha1.Machine) ([]cloud.Instance, error) {
 	mc, err := p.prepare(ctx, template)
 	if err != nil {
 		return nil, err
 	}
 	opts := servers.ListOpts{}
 	if mc.mv >= 26 {
-		opts.Tags = clusterTag(clusterName)
+		opts.Tags = p.owner.tag()
 	}
 	all, err := extract(ctx, servers.List(mc.compute, opts), servers.ExtractServers)
 	if err != nil {
-		return nil, classify(err, "listing the servers of cluster "+clusterName)
+		return nil, classify(err, "listing the servers of cluster "+p.cluster)
 	}
 	var out []cloud.Instance
 	for i := range all {
-		if all[i].Metadata[ClusterKey] == clusterName {
+		if p.owner.cluster(all[i].Metadata) {
 			out = append(out, *instance(&all[i], nil))
 		}
 	}

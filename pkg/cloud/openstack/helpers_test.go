@@ -19,22 +19,42 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 )
 
-const testCluster = "test-cluster"
+const (
+	testCluster    = "test-cluster"
+	testClusterUID = "0b0e5c1a-7a4d-4a53-9b43-5d1f6c0e2a11"
+)
 
-// noEnv keeps the test process's OS_* variables out of the provider.
-func noEnv(string) (string, bool) { return "", false }
-
+// newSim starts a simulator that serves https, as production clouds do.
 func newSim(t testing.TB, opts openstacktest.Options) *openstacktest.Sim {
 	t.Helper()
-	sim := openstacktest.New(opts)
+	sim := openstacktest.NewTLS(opts)
 	t.Cleanup(sim.Close)
 	return sim
 }
 
-func newProvider(t testing.TB, opts openstack.Options) *openstack.Provider {
+// simEnv is the controller's configuration for sim: the OS_* variables of a password login, and
+// the simulator's certificate as OS_CACERT, as the credentials Secret carries them.
+func simEnv(sim *openstacktest.Sim) map[string]string {
+	return map[string]string{
+		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
+		"OS_USER_DOMAIN_NAME": openstacktest.DomainName, "OS_PROJECT_NAME": openstacktest.ProjectName,
+		"OS_REGION_NAME": sim.Region(), "OS_CACERT": string(sim.CACert()),
+	}
+}
+
+func lookupIn(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+}
+
+// newProvider returns a provider whose cloud is sim, configured as the controller's environment
+// configures it, unless opts says otherwise.
+func newProvider(t testing.TB, sim *openstacktest.Sim, opts openstack.Options) *openstack.Provider {
 	t.Helper()
 	if opts.LookupEnv == nil {
-		opts.LookupEnv = noEnv
+		opts.LookupEnv = lookupIn(simEnv(sim))
+	}
+	if opts.ClusterUID == "" {
+		opts.ClusterUID = testClusterUID
 	}
 	if opts.ErrorBackoff == 0 {
 		opts.ErrorBackoff = 10 * time.Millisecond
@@ -55,18 +75,10 @@ func newProvider(t testing.TB, opts openstack.Options) *openstack.Provider {
 	return p
 }
 
-// credentials is the cloudProviderSpec part that logs in to sim with a password.
-func credentials(sim *openstacktest.Sim) map[string]any {
-	return map[string]any{
-		"identityEndpoint": sim.AuthURL(), "username": openstacktest.Username, "password": openstacktest.Password,
-		"domainName": openstacktest.DomainName, "projectName": openstacktest.ProjectName, "region": sim.Region(),
-	}
-}
-
-// spec is a minimal valid cloudProviderSpec for sim, with extra fields merged in.
-func spec(sim *openstacktest.Sim, extra map[string]any) map[string]any {
-	s := credentials(sim)
-	s["image"], s["flavor"], s["network"] = "ubuntu-24.04", "m1.small", "private"
+// spec is a minimal valid cloudProviderSpec, with extra fields merged in. It names no cloud:
+// that is the provider's configuration (see newProvider).
+func spec(_ *openstacktest.Sim, extra map[string]any) map[string]any {
+	s := map[string]any{"image": "ubuntu-24.04", "flavor": "m1.small", "network": "private"}
 	for k, v := range extra {
 		if v == nil {
 			delete(s, k)

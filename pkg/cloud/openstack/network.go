@@ -3,6 +3,7 @@ package openstack
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/floatingips"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
@@ -43,10 +44,33 @@ func (p *Provider) ensureNetworking(ctx context.Context, mc *machine, t *target,
 	return allocErr
 }
 
-// adoptNetworking resolves pending allocations of an interrupted call by searching for them.
+// adoptNetworking resolves pending allocations of an interrupted call by searching for them,
+// and drops recorded ones that the cloud does not show as the Machine's: a server must never be
+// given another's port or floating IP because an annotation names it.
 func (p *Provider) adoptNetworking(ctx context.Context, mc *machine, r *record) error {
+	if r.PortID != "" {
+		port, err := ports.Get(ctx, mc.s.network, r.PortID).Extract()
+		switch {
+		case isNotFound(err) || err == nil && port.Description != p.owner.marker(mc.m):
+			r.PortID = ""
+		case err != nil:
+			return classify(err, "getting port "+r.PortID)
+		}
+	}
+	kept := r.FloatingIPs[:0]
+	for _, id := range r.FloatingIPs {
+		fip, err := floatingips.Get(ctx, mc.s.network, id).Extract()
+		switch {
+		case isNotFound(err) || err == nil && fip.Description != p.owner.marker(mc.m):
+		case err != nil:
+			return classify(err, "getting floating IP "+id)
+		default:
+			kept = append(kept, id)
+		}
+	}
+	r.FloatingIPs = kept
 	if r.PortPending && r.PortID == "" {
-		found, err := portsOf(ctx, mc)
+		found, err := p.portsOf(ctx, mc)
 		if err != nil {
 			return err
 		}
@@ -56,7 +80,7 @@ func (p *Provider) adoptNetworking(ctx context.Context, mc *machine, r *record) 
 		r.PortPending = false
 	}
 	if r.FloatingIPPending && len(r.FloatingIPs) == 0 {
-		found, err := floatingIPsOf(ctx, mc)
+		found, err := p.floatingIPsOf(ctx, mc)
 		if err != nil {
 			return err
 		}
@@ -69,7 +93,7 @@ func (p *Provider) adoptNetworking(ctx context.Context, mc *machine, r *record) 
 }
 
 func (p *Provider) createPort(ctx context.Context, mc *machine, t *target, r *record) error {
-	opts := ports.CreateOpts{NetworkID: t.network.ID, Name: mc.m.Name, Description: marker(mc.m)}
+	opts := ports.CreateOpts{NetworkID: t.network.ID, Name: mc.m.Name, Description: p.owner.marker(mc.m)}
 	if t.subnet != nil {
 		opts.FixedIPs = []ports.IP{{SubnetID: t.subnet.ID}}
 	}
@@ -91,7 +115,7 @@ func (p *Provider) createPort(ctx context.Context, mc *machine, t *target, r *re
 
 func (p *Provider) createFloatingIP(ctx context.Context, mc *machine, t *target, r *record) error {
 	fip, err := floatingips.Create(ctx, mc.s.network, floatingips.CreateOpts{
-		FloatingNetworkID: t.floatingNetwork.ID, PortID: r.PortID, Description: marker(mc.m)}).Extract()
+		FloatingNetworkID: t.floatingNetwork.ID, PortID: r.PortID, Description: p.owner.marker(mc.m)}).Extract()
 	if err != nil {
 		r.FloatingIPPending = !rejected(err)
 		return classify(err, fmt.Sprintf("allocating a floating IP from %s for machine %s", t.floatingNetwork.Name, mc.m.Name))
@@ -101,19 +125,24 @@ func (p *Provider) createFloatingIP(ctx context.Context, mc *machine, t *target,
 }
 
 // portsOf finds the ports made for the Machine, by name and description.
-func portsOf(ctx context.Context, mc *machine) ([]ports.Port, error) {
-	found, err := extract(ctx, ports.List(mc.s.network, ports.ListOpts{Name: mc.m.Name, Description: marker(mc.m)}), ports.ExtractPorts)
+func (p *Provider) portsOf(ctx context.Context, mc *machine) ([]ports.Port, error) {
+	opts := ports.ListOpts{Name: mc.m.Name, Description: p.owner.marker(mc.m)}
+	found, err := extract(ctx, ports.List(mc.s.network, opts), ports.ExtractPorts)
 	if err != nil {
 		return nil, classify(err, "looking for the port of machine "+mc.m.Name)
 	}
-	return found, nil
+	// Filter again: a cloud that ignored the filter must not get every port deleted.
+	return slices.DeleteFunc(found, func(port ports.Port) bool {
+		return port.Name != opts.Name || port.Description != opts.Description
+	}), nil
 }
 
 // floatingIPsOf finds the floating IPs allocated for the Machine, by description.
-func floatingIPsOf(ctx context.Context, mc *machine) ([]floatingips.FloatingIP, error) {
-	found, err := extract(ctx, floatingips.List(mc.s.network, floatingips.ListOpts{Description: marker(mc.m)}), floatingips.ExtractFloatingIPs)
+func (p *Provider) floatingIPsOf(ctx context.Context, mc *machine) ([]floatingips.FloatingIP, error) {
+	opts := floatingips.ListOpts{Description: p.owner.marker(mc.m)}
+	found, err := extract(ctx, floatingips.List(mc.s.network, opts), floatingips.ExtractFloatingIPs)
 	if err != nil {
 		return nil, classify(err, "looking for the floating IPs of machine "+mc.m.Name)
 	}
-	return found, nil
+	return slices.DeleteFunc(found, func(f floatingips.FloatingIP) bool { return f.Description != opts.Description }), nil
 }

@@ -17,14 +17,29 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
-// Options tune a Provider. The zero value is a sensible production setting.
+// Options tune a Provider. Apart from ClusterUID, the zero value is a sensible production
+// setting.
 type Options struct {
+	// ClusterUID identifies the cluster (the controller uses the kube-system namespace's UID).
+	// Every server is created with it in its metadata and tags, and every port and floating IP in
+	// its description; nothing without it (and the Machine's UID) is ever deleted, and the orphan
+	// sweep lists servers by it. Required.
+	ClusterUID string
+	// Policy is what the operator allows beyond the defaults (a Machine naming its own cloud,
+	// plain http).
+	Policy Policy
 	// Resolver reads secretKeyRef and configMapKeyRef values; nil rejects references.
 	Resolver Resolver
-	// LookupEnv reads the OS_* fallbacks; default os.LookupEnv.
+	// LookupEnv reads the controller's cloud configuration: the OS_* variables and OS_CACERT
+	// (PEM, or the path of a PEM file); default os.LookupEnv.
 	LookupEnv func(string) (string, bool)
-	// Transport is the HTTP transport under the rate limiter; default http.DefaultTransport.
+	// Transport is the HTTP transport under the rate limiter; default a clone of
+	// http.DefaultTransport that trusts OS_CACERT when it is set. A Transport given here must
+	// trust the cloud's certificate itself; OS_CACERT is then an error.
 	Transport http.RoundTripper
+	// MaxResponseBytes bounds every response body read from the cloud; default 32 MiB. A hostile
+	// or broken endpoint could otherwise grow the controller past its memory limit.
+	MaxResponseBytes int64
 	// QPS and Burst limit the requests to the cloud, across all machines; default 50 and 100.
 	QPS   float64
 	Burst int
@@ -56,21 +71,32 @@ type Options struct {
 // Provider implements cloud.Provider for OpenStack.
 type Provider struct {
 	cluster  string
+	owner    owner
 	opts     Options
 	sessions *sessions
 	cache    *ttlCache
 	records  *records
+	volumes  *volumeSet
 	running  *instanceCache
 }
 
 var _ cloud.Provider = (*Provider)(nil)
 
-var clusterNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,38}[a-z0-9])?$`)
+var (
+	clusterNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,38}[a-z0-9])?$`)
+	// clusterUIDRe keeps the UID fit for a Nova tag (no ',' or '/', at most 60 characters with
+	// its prefix) and a Neutron description.
+	clusterUIDRe = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9]{0,35}$`)
+)
 
-// New returns a Provider that tags the servers it creates with clusterName.
+// New returns a Provider that tags the servers it creates with clusterName and
+// opts.ClusterUID.
 func New(clusterName string, opts Options) (*Provider, error) {
 	if !clusterNameRe.MatchString(clusterName) {
 		return nil, fmt.Errorf("cluster name %q must be 1 to 40 lowercase letters, digits, '-' or '.'", clusterName)
+	}
+	if !clusterUIDRe.MatchString(opts.ClusterUID) {
+		return nil, fmt.Errorf("cluster UID %q must be 1 to 36 letters, digits or '-' (the kube-system namespace's UID)", opts.ClusterUID)
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -87,8 +113,12 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
-	if opts.Transport == nil {
-		opts.Transport = http.DefaultTransport
+	base, err := baseTransport(opts.Transport, opts.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = 32 << 20
 	}
 	if opts.QPS == 0 {
 		opts.QPS, opts.Burst = 50, 100
@@ -105,15 +135,18 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	tr := &transport{base: opts.Transport, limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
-		maxRetries: opts.MaxRetries, backoff: opts.RetryBackoff, maxWait: opts.MaxRetryWait}
+	tr := &transport{base: base, limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
+		maxRetries: opts.MaxRetries, backoff: opts.RetryBackoff, maxWait: opts.MaxRetryWait,
+		maxBody: opts.MaxResponseBytes, allowHTTP: opts.Policy.AllowHTTP}
 	return &Provider{
 		cluster: clusterName,
+		owner:   owner{clusterUID: opts.ClusterUID},
 		opts:    opts,
 		sessions: &sessions{httpClient: http.Client{Transport: tr, Timeout: 2 * time.Minute},
 			margin: opts.TokenRenewMargin, byKey: map[string]*session{}},
 		cache:   newTTLCache(opts.LookupTTL, opts.Now),
 		records: newRecords(),
+		volumes: &volumeSet{},
 		running: &instanceCache{runningTTL: opts.InstanceTTL, buildingTTL: opts.BuildingTTL, now: opts.Now,
 			byUID: map[types.UID]cachedInstance{}},
 	}, nil
@@ -139,7 +172,12 @@ func (p *Provider) decode(ctx context.Context, m *v1alpha1.Machine) (*Spec, cred
 	if pc.CloudProvider != "openstack" {
 		return nil, credentials{}, invalid("cloudProvider is %q; this provider serves openstack", pc.CloudProvider)
 	}
-	spec, err := DecodeSpec(ctx, pc.CloudProviderSpec, p.opts.Resolver, specPath)
+	// What admission refuses is refused here again, before any reference is read: admission
+	// can be bypassed (removed, or failing open), this cannot.
+	if errs := p.opts.Policy.SpecCheck()(m.Namespace, pc.CloudProviderSpec, specPath); len(errs) > 0 {
+		return nil, credentials{}, invalid("%v", errs.ToAggregate())
+	}
+	spec, err := DecodeSpec(ctx, pc.CloudProviderSpec, m.Namespace, p.opts.Resolver, specPath)
 	if err != nil {
 		if _, isField := err.(interface{ Errors() []error }); isField {
 			return nil, credentials{}, invalid("%v", err)
@@ -147,7 +185,7 @@ func (p *Provider) decode(ctx context.Context, m *v1alpha1.Machine) (*Spec, cred
 		return nil, credentials{}, err
 	}
 	errs := spec.validate(specPath)
-	creds, cerrs := credentialsOf(spec, p.opts.LookupEnv, specPath)
+	creds, cerrs := credentialsOf(spec, p.opts.LookupEnv, p.opts.Policy, specPath)
 	if errs = append(errs, cerrs...); len(errs) > 0 {
 		return nil, credentials{}, invalid("%v", errs.ToAggregate())
 	}
@@ -177,10 +215,3 @@ func (p *Provider) Validate(ctx context.Context, m *v1alpha1.Machine) error {
 	_, err = p.resolve(ctx, mc.s, mc.spec)
 	return err
 }
-
-// clusterTag is the Nova tag that marks a cluster's servers.
-func clusterTag(cluster string) string { return ClusterKey + "=" + cluster }
-
-// marker describes the ports and floating IPs made for a Machine, so a resumed create finds
-// them even when their IDs were never recorded.
-func marker(m *v1alpha1.Machine) string { return "slipway machine-uid=" + string(m.UID) }

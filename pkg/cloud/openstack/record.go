@@ -18,7 +18,7 @@ import (
 // StateAnnotation holds, as JSON, what the provider allocated for a Machine. It is written
 // before and after every allocation, so a restarted controller resumes a create and a delete
 // releases everything.
-const StateAnnotation = "openstack.slipway.dev/state"
+const StateAnnotation = "openstack" + cloud.StateAnnotationSuffix
 
 // record is the content of StateAnnotation. A *Pending flag means a request that allocates the
 // thing may have been sent without its ID being recorded yet; the provider then searches by

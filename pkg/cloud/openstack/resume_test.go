@@ -28,12 +28,12 @@ func TestResumedCreate(t *testing.T) {
 			m := newMachine(t, spec(sim, map[string]any{"floatingIpPool": "public"}))
 			st := newStore(m)
 			st.failing, st.failAfter = true, crashAfter
-			first := newProvider(t, openstack.Options{})
+			first := newProvider(t, sim, openstack.Options{})
 			if _, err := first.Create(ctx, m, st.update, ""); !errors.Is(err, errCrash) {
 				t.Fatalf("crash after write %d: want the simulated crash, got %v", crashAfter, err)
 			}
 			st.failing = false
-			restarted := newProvider(t, openstack.Options{})
+			restarted := newProvider(t, sim, openstack.Options{})
 			if _, err := restarted.Create(ctx, st.machine(), st.update, ""); err != nil {
 				t.Fatalf("resumed create: %v", err)
 			}
@@ -41,7 +41,7 @@ func TestResumedCreate(t *testing.T) {
 				t.Fatalf("after a crash at write %d: %d servers, %d ports, %d floating IPs; want one each", crashAfter, s, p, f)
 			}
 			waitRunning(t, restarted, st.machine())
-			deleteAll(t, newProvider(t, openstack.Options{}), st)
+			deleteAll(t, newProvider(t, sim, openstack.Options{}), st)
 			assertEmpty(t, sim)
 		})
 	}
@@ -51,7 +51,7 @@ func TestResumedCreate(t *testing.T) {
 // that has not seen the provider's last write. The provider's own memory prevents a duplicate.
 func TestStaleMachineDoesNotDuplicate(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, nil))
 	st := newStore(m)
@@ -76,7 +76,7 @@ func TestStaleMachineDoesNotDuplicate(t *testing.T) {
 // and the fault reaches the caller; after MaxCreateAttempts the Machine fails with the fault.
 func TestErrorServerIsReplaced(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{MaxCreateAttempts: 2, ErrorBackoff: 50 * time.Millisecond})
+	p := newProvider(t, sim, openstack.Options{MaxCreateAttempts: 2, ErrorBackoff: 50 * time.Millisecond})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, map[string]any{"subnet": "private-subnet"}))
 	st := newStore(m)
@@ -139,7 +139,7 @@ func TestErrorServerIsReplaced(t *testing.T) {
 // TestServerDeletedBehindOurBack: Get reports the server gone; Delete still releases the rest.
 func TestServerDeletedBehindOurBack(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
-	p := newProvider(t, openstack.Options{})
+	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
 	m := newMachine(t, spec(sim, map[string]any{"floatingIpPool": "public"}))
 	st := newStore(m)

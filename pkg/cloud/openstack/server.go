@@ -23,7 +23,7 @@ func (p *Provider) findServer(ctx context.Context, mc *machine, r *record) (*ser
 			return nil, nil
 		case err != nil:
 			return nil, classify(err, "getting server "+r.ServerID)
-		case srv.Metadata[MachineUIDKey] != string(mc.m.UID):
+		case !p.owner.server(srv, mc.m.UID):
 			return nil, nil // not ours, whatever the record says
 		}
 		return srv, nil
@@ -43,7 +43,8 @@ func (p *Provider) findServer(ctx context.Context, mc *machine, r *record) (*ser
 	return nil, nil
 }
 
-// serversNamed lists the servers with the Machine's name and UID, newest first.
+// serversNamed lists the servers with the Machine's name that this cluster made for it, newest
+// first.
 func (p *Provider) serversNamed(ctx context.Context, mc *machine) ([]servers.Server, error) {
 	opts := servers.ListOpts{Name: "^" + regexp.QuoteMeta(mc.m.Name) + "$"}
 	all, err := extract(ctx, servers.List(mc.compute, opts), servers.ExtractServers)
@@ -52,7 +53,7 @@ func (p *Provider) serversNamed(ctx context.Context, mc *machine) ([]servers.Ser
 	}
 	var out []servers.Server
 	for _, srv := range all {
-		if srv.Metadata[MachineUIDKey] == string(mc.m.UID) {
+		if p.owner.server(&srv, mc.m.UID) {
 			out = append(out, srv)
 		}
 	}

@@ -14,11 +14,18 @@ import (
 
 // Spec is a decoded cloudProviderSpec. Field names (and the aliases tenantName, tenantID and
 // serverGroup) are those that existing machine-controller manifests use, so they apply unchanged.
-// Every string field, and the booleans, may instead be given as a reference to a Secret or
-// ConfigMap key: {"secretKeyRef": {"namespace": "kube-system", "name": "cloud", "key": "password"}}.
+// Every string field, and the booleans, may instead be given as a reference to a ConfigMap key,
+// and the credential fields to a Secret key: {"secretKeyRef": {"name": "cloud", "key":
+// "password"}}. References resolve in the Machine's own namespace only, to objects labelled
+// cloud.ReferenceLabel=true.
+//
+// The fields that choose the cloud and the identity (the Keystone fields below) are refused
+// unless the operator allowed them (Options.AllowMachineCloud): by default the cloud and its
+// credentials are the controller's own, and a spec only says what to create there.
 type Spec struct {
 	// Keystone: the auth URL, and either username/password/domainName or an application
-	// credential, scoped by projectName or projectID. Empty fields fall back to OS_* variables.
+	// credential, scoped by projectName or projectID. Only with Options.AllowMachineCloud; see
+	// credentialsOf for how they combine with the controller's OS_* variables.
 	IdentityEndpoint            string
 	Username                    string
 	Password                    string
@@ -84,44 +91,57 @@ type specField struct {
 	aliases []string
 	kind    fieldKind
 	target  func(s *Spec) any
+	// use says what the field chooses: the cloud and identity (fieldCloud), a credential that
+	// may come from a Secret (fieldCredential, also fieldCloud), or only what is created.
+	use fieldUse
 }
 
+type fieldUse int
+
+const (
+	fieldWhat fieldUse = iota
+	// fieldCloud fields choose where and as whom: refused unless Options.AllowMachineCloud.
+	fieldCloud
+	// fieldCredential fields are fieldCloud fields that may be given as a secretKeyRef.
+	fieldCredential
+)
+
 var specFields = []specField{
-	{"identityEndpoint", nil, kindString, func(s *Spec) any { return &s.IdentityEndpoint }},
-	{"username", nil, kindString, func(s *Spec) any { return &s.Username }},
-	{"password", nil, kindString, func(s *Spec) any { return &s.Password }},
-	{"domainName", nil, kindString, func(s *Spec) any { return &s.DomainName }},
-	{"projectName", []string{"tenantName"}, kindString, func(s *Spec) any { return &s.ProjectName }},
-	{"projectID", []string{"tenantID"}, kindString, func(s *Spec) any { return &s.ProjectID }},
-	{"tokenId", nil, kindString, func(s *Spec) any { return &s.TokenID }},
-	{"region", nil, kindString, func(s *Spec) any { return &s.Region }},
-	{"applicationCredentialID", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialID }},
-	{"applicationCredentialSecret", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialSecret }},
-	{"image", nil, kindString, func(s *Spec) any { return &s.Image }},
-	{"flavor", nil, kindString, func(s *Spec) any { return &s.Flavor }},
-	{"securityGroups", nil, kindStrings, func(s *Spec) any { return &s.SecurityGroups }},
-	{"network", nil, kindString, func(s *Spec) any { return &s.Network }},
-	{"subnet", nil, kindString, func(s *Spec) any { return &s.Subnet }},
-	{"floatingIpPool", nil, kindString, func(s *Spec) any { return &s.FloatingIPPool }},
-	{"availabilityZone", nil, kindString, func(s *Spec) any { return &s.AvailabilityZone }},
-	{"serverGroupID", []string{"serverGroup"}, kindString, func(s *Spec) any { return &s.ServerGroupID }},
-	{"tags", nil, kindMap, func(s *Spec) any { return &s.Tags }},
-	{"rootDiskSizeGB", nil, kindInt, func(s *Spec) any { return &s.RootDiskSizeGB }},
-	{"rootDiskVolumeType", nil, kindString, func(s *Spec) any { return &s.RootDiskVolumeType }},
-	{"configDrive", nil, kindBool, func(s *Spec) any { return &s.ConfigDrive }},
-	{"trustDevicePath", nil, kindBool, func(s *Spec) any { return &s.TrustDevicePath }},
-	{"nodeVolumeAttachLimit", nil, kindUint, func(s *Spec) any { return &s.NodeVolumeAttachLimit }},
-	{"instanceReadyCheckPeriod", nil, kindDuration, func(s *Spec) any { return &s.InstanceReadyCheckPeriod }},
-	{"instanceReadyCheckTimeout", nil, kindDuration, func(s *Spec) any { return &s.InstanceReadyCheckTimeout }},
-	{"computeAPIVersion", nil, kindString, func(s *Spec) any { return &s.ComputeAPIVersion }},
+	{"identityEndpoint", nil, kindString, func(s *Spec) any { return &s.IdentityEndpoint }, fieldCloud},
+	{"username", nil, kindString, func(s *Spec) any { return &s.Username }, fieldCredential},
+	{"password", nil, kindString, func(s *Spec) any { return &s.Password }, fieldCredential},
+	{"domainName", nil, kindString, func(s *Spec) any { return &s.DomainName }, fieldCloud},
+	{"projectName", []string{"tenantName"}, kindString, func(s *Spec) any { return &s.ProjectName }, fieldCloud},
+	{"projectID", []string{"tenantID"}, kindString, func(s *Spec) any { return &s.ProjectID }, fieldCloud},
+	{"tokenId", nil, kindString, func(s *Spec) any { return &s.TokenID }, fieldCredential},
+	{"region", nil, kindString, func(s *Spec) any { return &s.Region }, fieldCloud},
+	{"applicationCredentialID", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialID }, fieldCredential},
+	{"applicationCredentialSecret", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialSecret }, fieldCredential},
+	{"image", nil, kindString, func(s *Spec) any { return &s.Image }, fieldWhat},
+	{"flavor", nil, kindString, func(s *Spec) any { return &s.Flavor }, fieldWhat},
+	{"securityGroups", nil, kindStrings, func(s *Spec) any { return &s.SecurityGroups }, fieldWhat},
+	{"network", nil, kindString, func(s *Spec) any { return &s.Network }, fieldWhat},
+	{"subnet", nil, kindString, func(s *Spec) any { return &s.Subnet }, fieldWhat},
+	{"floatingIpPool", nil, kindString, func(s *Spec) any { return &s.FloatingIPPool }, fieldWhat},
+	{"availabilityZone", nil, kindString, func(s *Spec) any { return &s.AvailabilityZone }, fieldWhat},
+	{"serverGroupID", []string{"serverGroup"}, kindString, func(s *Spec) any { return &s.ServerGroupID }, fieldWhat},
+	{"tags", nil, kindMap, func(s *Spec) any { return &s.Tags }, fieldWhat},
+	{"rootDiskSizeGB", nil, kindInt, func(s *Spec) any { return &s.RootDiskSizeGB }, fieldWhat},
+	{"rootDiskVolumeType", nil, kindString, func(s *Spec) any { return &s.RootDiskVolumeType }, fieldWhat},
+	{"configDrive", nil, kindBool, func(s *Spec) any { return &s.ConfigDrive }, fieldWhat},
+	{"trustDevicePath", nil, kindBool, func(s *Spec) any { return &s.TrustDevicePath }, fieldWhat},
+	{"nodeVolumeAttachLimit", nil, kindUint, func(s *Spec) any { return &s.NodeVolumeAttachLimit }, fieldWhat},
+	{"instanceReadyCheckPeriod", nil, kindDuration, func(s *Spec) any { return &s.InstanceReadyCheckPeriod }, fieldWhat},
+	{"instanceReadyCheckTimeout", nil, kindDuration, func(s *Spec) any { return &s.InstanceReadyCheckTimeout }, fieldWhat},
+	{"computeAPIVersion", nil, kindString, func(s *Spec) any { return &s.ComputeAPIVersion }, fieldWhat},
 }
 
 // DecodeSpec decodes a cloudProviderSpec strictly: unknown keys, a key given together with its
-// alias, and values of the wrong type are field errors under path. References are read through
-// resolver (which may be nil when the spec has none). The returned error is a
-// field.ErrorList aggregate for problems in the spec, or a plain error when a reference could not
-// be read (which may be temporary).
-func DecodeSpec(ctx context.Context, raw []byte, resolver Resolver, path *field.Path) (*Spec, error) {
+// alias, and values of the wrong type are field errors under path. References are read in
+// namespace (the Machine's) through resolver, which may be nil when the spec has none. The
+// returned error is a field.ErrorList aggregate for problems in the spec, or a plain error when
+// a reference could not be read (which may be temporary).
+func DecodeSpec(ctx context.Context, raw []byte, namespace string, resolver Resolver, path *field.Path) (*Spec, error) {
 	var obj map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) == 0 {
 		obj = map[string]json.RawMessage{}
@@ -148,7 +168,8 @@ func DecodeSpec(ctx context.Context, raw []byte, resolver Resolver, path *field.
 			continue
 		}
 		fp := path.Child(given[0])
-		if err := decodeField(ctx, f.kind, obj[given[0]], f.target(spec), resolver, fp); err != nil {
+		sc := refScope{namespace: namespace, resolver: resolver}
+		if err := decodeField(ctx, f, obj[given[0]], f.target(spec), sc, fp); err != nil {
 			if fe, ok := err.(*field.Error); ok {
 				errs = append(errs, fe)
 				continue
@@ -174,12 +195,14 @@ func DecodeSpec(ctx context.Context, raw []byte, resolver Resolver, path *field.
 
 // decodeField decodes one value into dst. Problems with the value are *field.Error; failures
 // to read a reference are plain errors.
-func decodeField(ctx context.Context, kind fieldKind, raw json.RawMessage, dst any, r Resolver, fp *field.Path) error {
+func decodeField(ctx context.Context, f specField, raw json.RawMessage, dst any, sc refScope, fp *field.Path) error {
 	if string(raw) == "null" {
 		return nil
 	}
-	str := func(raw json.RawMessage, fp *field.Path) (string, error) { return decodeString(ctx, raw, r, fp) }
-	switch kind {
+	str := func(raw json.RawMessage, fp *field.Path) (string, error) {
+		return decodeString(ctx, raw, sc, f.use == fieldCredential, fp)
+	}
+	switch f.kind {
 	case kindString:
 		v, err := str(raw, fp)
 		*dst.(*string) = v
@@ -243,5 +266,5 @@ func decodeField(ctx context.Context, kind fieldKind, raw json.RawMessage, dst a
 		*dst.(*time.Duration) = d
 		return nil
 	}
-	return fmt.Errorf("unhandled field kind %d", kind)
+	return fmt.Errorf("unhandled field kind %d", f.kind)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -36,8 +37,8 @@ func lookupRef(m map[string]string, ns, name, key string) (string, error) {
 
 func TestDecodeSpec(t *testing.T) {
 	resolver := mapResolver{
-		secrets:    map[string]string{"kube-system/cloud/password": "s3cret", "kube-system/cloud/configDrive": "true"},
-		configMaps: map[string]string{"kube-system/cloud/flavor": "m1.large"},
+		secrets:    map[string]string{"kube-system/cloud/password": "s3cret"},
+		configMaps: map[string]string{"kube-system/cloud/flavor": "m1.large", "kube-system/cloud/configDrive": "true"},
 	}
 	path := field.NewPath("cloudProviderSpec")
 	for _, tc := range []struct {
@@ -65,9 +66,9 @@ func TestDecodeSpec(t *testing.T) {
 			}
 		}},
 		{name: "references", json: `{"password":{"secretKeyRef":{"namespace":"kube-system","name":"cloud","key":"password"}},
-			"flavor":{"configMapKeyRef":{"namespace":"kube-system","name":"cloud","key":"flavor"}},
+			"flavor":{"configMapKeyRef":{"name":"cloud","key":"flavor"}},
 			"securityGroups":["x",{"configMapKeyRef":{"namespace":"kube-system","name":"cloud","key":"flavor"}}],
-			"configDrive":{"secretKeyRef":{"namespace":"kube-system","name":"cloud","key":"configDrive"}}}`,
+			"configDrive":{"configMapKeyRef":{"name":"cloud","key":"configDrive"}}}`,
 			check: func(t *testing.T, s *openstack.Spec) {
 				if s.Password != "s3cret" || s.Flavor != "m1.large" || s.SecurityGroups[1] != "m1.large" || !s.ConfigDrive {
 					t.Errorf("%+v", s)
@@ -78,8 +79,14 @@ func TestDecodeSpec(t *testing.T) {
 		{name: "alias twice", json: `{"projectName":"a","tenantName":"b"}`, wantErr: "cloudProviderSpec.tenantName: Duplicate value"},
 		{name: "wrong type", json: `{"rootDiskSizeGB":"20"}`, wantErr: "cloudProviderSpec.rootDiskSizeGB: Invalid value"},
 		{name: "bad duration", json: `{"instanceReadyCheckPeriod":"soon"}`, wantErr: "non-negative duration"},
-		{name: "ref without namespace", json: `{"password":{"secretKeyRef":{"name":"cloud","key":"password"}}}`,
+		{name: "ref without key", json: `{"password":{"secretKeyRef":{"name":"cloud"}}}`,
 			wantErr: "cloudProviderSpec.password.secretKeyRef: Required value"},
+		{name: "ref into another namespace", json: `{"password":{"secretKeyRef":{"namespace":"default","name":"cloud","key":"password"}}}`,
+			wantErr: `cloudProviderSpec.password.secretKeyRef.namespace: Forbidden: references resolve only in the Machine's own namespace "kube-system"`},
+		{name: "secret for a field that is no credential", json: `{"flavor":{"secretKeyRef":{"name":"cloud","key":"password"}}}`,
+			wantErr: "cloudProviderSpec.flavor.secretKeyRef: Forbidden: only credential fields"},
+		{name: "secret for a boolean", json: `{"configDrive":{"secretKeyRef":{"name":"cloud","key":"password"}}}`,
+			wantErr: "cloudProviderSpec.configDrive.secretKeyRef: Forbidden"},
 		{name: "ref with unknown key", json: `{"password":{"secretRef":{"name":"cloud"}}}`, wantErr: "must be a string or"},
 		{name: "both refs", json: `{"password":{"secretKeyRef":{"namespace":"a","name":"b","key":"c"},"configMapKeyRef":{"namespace":"a","name":"b","key":"c"}}}`,
 			wantErr: "not both"},
@@ -88,10 +95,13 @@ func TestDecodeSpec(t *testing.T) {
 		{name: "not an object", json: `[1]`, wantErr: "must be a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := openstack.DecodeSpec(context.Background(), []byte(tc.json), resolver, path)
+			s, err := openstack.DecodeSpec(context.Background(), []byte(tc.json), "kube-system", resolver, path)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
+				}
+				if strings.Contains(err.Error(), "s3cret") {
+					t.Fatalf("the error shows a Secret's value: %v", err)
 				}
 				return
 			}
@@ -103,30 +113,68 @@ func TestDecodeSpec(t *testing.T) {
 	}
 }
 
-func TestEnvironmentFallbacks(t *testing.T) {
+// TestCredentialPolicy: the cloud and the identity are the controller's configuration. A spec
+// may name them only when the operator allowed it, and then a spec that names its own endpoint
+// gets nothing from the controller's environment.
+func TestCredentialPolicy(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
+	plain := openstacktest.New(openstacktest.Options{})
+	t.Cleanup(plain.Close)
 	ctx := context.Background()
+	env := simEnv(sim)
+	with := func(kv ...string) map[string]string {
+		out := maps.Clone(env)
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				delete(out, kv[i])
+			} else {
+				out[kv[i]] = kv[i+1]
+			}
+		}
+		return out
+	}
+	own := map[string]any{"identityEndpoint": sim.AuthURL(), "username": openstacktest.Username, "password": openstacktest.Password,
+		"domainName": openstacktest.DomainName, "projectName": openstacktest.ProjectName}
+	allow := openstack.Policy{AllowMachineCloud: true}
 	for _, tc := range []struct {
 		name    string
 		env     map[string]string
+		policy  openstack.Policy
 		spec    map[string]any
 		wantErr string
 	}{
-		{name: "password from env", env: map[string]string{"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": "slipway",
-			"OS_PASSWORD": "secret", "OS_DOMAIN_NAME": "Default", "OS_PROJECT_NAME": "demo"}, spec: map[string]any{}},
-		{name: "spec wins over env", env: map[string]string{"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": "slipway",
-			"OS_PASSWORD": "wrong", "OS_DOMAIN_NAME": "Default", "OS_PROJECT_NAME": "demo"}, spec: map[string]any{"password": "secret"}},
-		{name: "user domain fallback", env: map[string]string{"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": "slipway",
-			"OS_PASSWORD": "secret", "OS_USER_DOMAIN_NAME": "Default", "OS_TENANT_NAME": "demo"}, spec: map[string]any{}},
-		{name: "env mixes kinds", env: map[string]string{"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": "u",
-			"OS_APPLICATION_CREDENTIAL_ID": "x"}, spec: map[string]any{}, wantErr: "set only one kind"},
-		{name: "spec password, env app credential", env: map[string]string{"OS_AUTH_URL": sim.AuthURL(),
-			"OS_APPLICATION_CREDENTIAL_ID": "x", "OS_APPLICATION_CREDENTIAL_SECRET": "y"},
-			spec: map[string]any{"username": "slipway", "password": "secret", "domainName": "Default", "projectName": "demo"}},
+		{name: "the controller's cloud", env: env, spec: map[string]any{}},
+		{name: "user domain and tenant fallbacks", env: with("OS_USER_DOMAIN_NAME", "", "OS_DOMAIN_NAME", "Default",
+			"OS_PROJECT_NAME", "", "OS_TENANT_NAME", "demo"), spec: map[string]any{}},
+		{name: "a spec naming its endpoint is refused", env: env, spec: map[string]any{"identityEndpoint": sim.AuthURL()},
+			wantErr: "cloudProviderSpec.identityEndpoint: Forbidden: chooses the cloud or the identity"},
+		{name: "a spec naming its region is refused", env: env, spec: map[string]any{"region": "RegionTwo"},
+			wantErr: "cloudProviderSpec.region: Forbidden"},
+		{name: "a spec naming a password is refused", env: env, spec: map[string]any{"password": "x"},
+			wantErr: "cloudProviderSpec.password: Forbidden"},
+		{name: "a spec naming a project by alias is refused", env: env, spec: map[string]any{"tenantName": "x"},
+			wantErr: "cloudProviderSpec.tenantName: Forbidden"},
+		{name: "allowed: a spec with its whole identity", env: env, policy: allow, spec: own},
+		{name: "allowed: a spec endpoint gets no credentials from the environment", env: env, policy: allow,
+			spec:    map[string]any{"identityEndpoint": sim.AuthURL()},
+			wantErr: "cloudProviderSpec.username: Required value"},
+		{name: "allowed: a spec password at the controller's endpoint", env: with("OS_PASSWORD", "wrong"), policy: allow,
+			spec: map[string]any{"password": openstacktest.Password}},
+		{name: "allowed: a spec endpoint over http is still refused", env: env, policy: allow,
+			spec:    map[string]any{"identityEndpoint": plain.AuthURL(), "username": "u", "password": "p", "domainName": "d", "projectName": "p"},
+			wantErr: "cloudProviderSpec.identityEndpoint: Invalid value"},
+		{name: "environment mixes kinds", env: with("OS_APPLICATION_CREDENTIAL_ID", "x"), spec: map[string]any{},
+			wantErr: "set only one kind"},
+		{name: "http Keystone refused", env: with("OS_AUTH_URL", plain.AuthURL(), "OS_CACERT", ""), spec: map[string]any{},
+			wantErr: "OS_AUTH_URL: Invalid value: \"" + plain.AuthURL() + "\": must be https://"},
+		{name: "http Keystone accepted when allowed", env: with("OS_AUTH_URL", plain.AuthURL(), "OS_CACERT", ""),
+			policy: openstack.Policy{AllowHTTP: true}, spec: map[string]any{}},
+		{name: "https Keystone without its CA", env: with("OS_CACERT", ""), spec: map[string]any{},
+			wantErr: "certificate signed by unknown authority"},
 		{name: "nothing", env: map[string]string{}, spec: map[string]any{}, wantErr: "username: Required value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newProvider(t, openstack.Options{LookupEnv: func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }})
+			p := newProvider(t, sim, openstack.Options{LookupEnv: lookupIn(tc.env), Policy: tc.policy})
 			cps := map[string]any{"image": "cirros", "flavor": "m1.tiny", "network": "private"}
 			for k, v := range tc.spec {
 				cps[k] = v

@@ -46,7 +46,7 @@ func (s *Spec) validate(path *field.Path) field.ErrorList {
 	for k, v := range s.Tags {
 		fp := path.Child("tags").Key(k)
 		switch {
-		case k == MachineUIDKey || k == ClusterKey:
+		case k == MachineUIDKey || k == ClusterKey || k == ClusterUIDKey:
 			errs = append(errs, field.Forbidden(fp, fmt.Sprintf("%s is set by the machine-controller", k)))
 		case k == "" || len(k) > 255:
 			errs = append(errs, field.Invalid(fp, k, "keys must be 1 to 255 characters"))

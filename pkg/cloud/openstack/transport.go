@@ -2,18 +2,23 @@ package openstack
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
 // transport rate-limits every request to the cloud and retries the answers that ask to be
 // retried: 429 Too Many Requests and 503 Service Unavailable, after Retry-After when the cloud
 // sends one and with exponential backoff otherwise. Other errors go back to the caller, whose
-// own retry (the controller's requeue) is the right place for them.
+// own retry (the controller's requeue) is the right place for them. It also refuses plain
+// http:// unless allowed (a catalog may list http endpoints behind an https Keystone, and the
+// token would travel unencrypted to them) and bounds every response body to maxBody.
 type transport struct {
 	base       http.RoundTripper
 	limiter    *rate.Limiter
@@ -23,9 +28,31 @@ type transport struct {
 	// maxWait caps any single wait, Retry-After included: a cloud asking for more is answered
 	// with its error, so the controller can requeue instead of holding a worker.
 	maxWait time.Duration
+	// maxBody bounds every response body; reading past it is an ErrResponseTooLarge.
+	maxBody   int64
+	allowHTTP bool
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" && !t.allowHTTP {
+		return nil, fmt.Errorf("refusing %s %s://%s%s: only https:// is used, so that credentials and tokens never "+
+			"travel unencrypted (an operator may accept http with %s=true)", req.Method, req.URL.Scheme, req.URL.Host,
+			req.URL.Path, cloud.EnvAllowHTTP)
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ContentLength > t.maxBody {
+		resp.Body.Close()
+		return nil, &ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: resp.ContentLength}
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody,
+		tooLarge: &ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: -1}}
+	return resp, nil
+}
+
+func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
 		if err := t.limiter.Wait(ctx); err != nil {

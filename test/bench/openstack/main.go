@@ -58,13 +58,20 @@ func main() {
 }
 
 func run(c config) error {
-	sim := openstacktest.New(openstacktest.Options{BuildTime: c.buildTime, Latency: c.latency})
+	sim := openstacktest.NewTLS(openstacktest.Options{BuildTime: c.buildTime, Latency: c.latency})
 	defer sim.Close()
-	p, err := openstack.New("bench", openstack.Options{QPS: c.qps, LookupEnv: func(string) (string, bool) { return "", false }})
+	// The cloud is the provider's configuration, as the controller's credentials Secret sets it.
+	cloudEnv := map[string]string{
+		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
+		"OS_USER_DOMAIN_NAME": openstacktest.DomainName, "OS_PROJECT_NAME": openstacktest.ProjectName,
+		"OS_REGION_NAME": sim.Region(), "OS_CACERT": string(sim.CACert()),
+	}
+	p, err := openstack.New("bench", openstack.Options{QPS: c.qps, ClusterUID: "bench",
+		LookupEnv: func(k string) (string, bool) { v, ok := cloudEnv[k]; return v, ok }})
 	if err != nil {
 		return err
 	}
-	spec, err := cloudProviderSpec(sim, c.variant)
+	spec, err := cloudProviderSpec(c.variant)
 	if err != nil {
 		return err
 	}
@@ -202,10 +209,8 @@ func newMachine(i int, spec map[string]any) *machine {
 	}}
 }
 
-func cloudProviderSpec(sim *openstacktest.Sim, variant string) (map[string]any, error) {
+func cloudProviderSpec(variant string) (map[string]any, error) {
 	s := map[string]any{
-		"identityEndpoint": sim.AuthURL(), "username": openstacktest.Username, "password": openstacktest.Password,
-		"domainName": openstacktest.DomainName, "projectName": openstacktest.ProjectName, "region": sim.Region(),
 		"image": "ubuntu-24.04", "flavor": "m1.small", "network": "private", "securityGroups": []string{"default"},
 	}
 	switch variant {

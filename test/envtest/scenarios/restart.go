@@ -12,11 +12,12 @@ import (
 )
 
 // RestartMidRollout stops the controller in the middle of a rollout and starts a new one (both
-// leader-elected): the rollout finishes within its bounds and no Machine ever gets two servers.
+// leader-elected, through the one Lease the controller's RBAC names): the rollout finishes
+// within its bounds and no Machine ever gets two servers.
 func RestartMidRollout(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
 	mo := controller.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: "kube-system",
-		LeaderElectionID: "machine-controller-" + f.ns}
+		LeaderElectionID: "machine-controller"}
 	f.restart(mo)
 
 	md := f.deployment("restart", 4, intstr.FromInt32(1), intstr.FromInt32(0))
@@ -40,7 +41,7 @@ func RestartMidRollout(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	machines := f.waitRunning(4)
 
 	// No duplicates: the cloud holds exactly one server per live Machine.
-	insts, err := f.cloud.List(f.ctx, &v1alpha1.Machine{Spec: md.Spec.Template.Spec}, f.opts.ClusterName)
+	insts, err := f.cloud.List(f.ctx, &v1alpha1.Machine{Spec: md.Spec.Template.Spec})
 	if err != nil {
 		t.Fatal(err)
 	}

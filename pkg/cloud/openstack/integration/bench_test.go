@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -68,11 +69,14 @@ func BenchmarkScale500(b *testing.B) {
 	for range b.N {
 		var err error
 		ns := env.Namespace(b)
-		sim := openstacktest.New(openstacktest.Options{Latency: 20 * time.Millisecond, BuildTime: time.Second})
+		sim := openstacktest.NewTLS(openstacktest.Options{Latency: 20 * time.Millisecond, BuildTime: time.Second})
 		b.Cleanup(sim.Close)
-		counter := &countingTransport{base: http.DefaultTransport, counts: map[string]int{}}
-		noEnv := func(string) (string, bool) { return "", false }
-		opts := openstack.Options{LookupEnv: noEnv, Transport: counter}
+		counter := &countingTransport{base: trusting(b, sim), counts: map[string]int{}}
+		cfg := simEnv(sim)
+		delete(cfg, "OS_CACERT") // the transports trust the simulator themselves
+		lookup := func(k string) (string, bool) { v, ok := cfg[k]; return v, ok }
+		uid := string(uuid.NewUUID())
+		opts := openstack.Options{ClusterUID: uid, LookupEnv: lookup, Transport: counter}
 		if v := os.Getenv("SLIPWAY_BENCH_INSTANCE_TTL"); v != "" { // to weigh staleness against calls
 			if opts.InstanceTTL, err = time.ParseDuration(v); err != nil {
 				b.Fatal(err)
@@ -82,12 +86,12 @@ func BenchmarkScale500(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		observer, err := openstack.New(clusterName, openstack.Options{LookupEnv: noEnv, QPS: 1000, Burst: 1000,
-			InstanceTTL: -1, BuildingTTL: -1})
+		observer, err := openstack.New(clusterName, openstack.Options{ClusterUID: uid, LookupEnv: lookup,
+			Transport: trusting(b, sim), QPS: 1000, Burst: 1000, InstanceTTL: -1, BuildingTTL: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := &simCloud{Provider: p, sim: sim, spec: simSpec(b, sim, false), observer: observer}
+		c := &simCloud{Provider: p, sim: sim, spec: simSpec(b, false), observer: observer}
 		env.StartKubelet(b, ns, c.observer)
 		mgr := env.StartManager(b, c, controller.Options{Namespace: ns, ClusterName: clusterName}, controller.ManagerOptions{})
 		md := deployment(b, ns, c, 0, 1)

@@ -1,11 +1,15 @@
 package integration_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
@@ -19,8 +23,9 @@ const clusterName = "slipway"
 // simCloud is the OpenStack provider on a simulator, with the levers scenarios.Cloud asks for.
 type simCloud struct {
 	*openstack.Provider
-	sim  *openstacktest.Sim
-	spec json.RawMessage
+	sim        *openstacktest.Sim
+	clusterUID string
+	spec       json.RawMessage
 	// observer is a second provider on the same cloud whose requests the injected faults
 	// spare: for the test's fake kubelet and checks, which are not under test.
 	observer *openstack.Provider
@@ -48,14 +53,16 @@ type cloudOptions struct {
 // its own port on a subnet, a floating IP and a boot volume, so leaks of each kind would show.
 func newSimCloud(t testing.TB, o cloudOptions) *simCloud {
 	t.Helper()
-	sim := openstacktest.New(openstacktest.Options{BuildTime: o.buildTime, Latency: o.latency})
+	sim := openstacktest.NewTLS(openstacktest.Options{BuildTime: o.buildTime, Latency: o.latency})
 	t.Cleanup(sim.Close)
 	if o.errorRate > 0 {
 		sim.InjectFault(openstacktest.Fault{Rate: o.errorRate, Status: 500, ExemptHeader: observerHeader})
 	}
+	env := simEnv(sim)
 	opts := openstack.Options{
-		LookupEnv: func(string) (string, bool) { return "", false },
-		QPS:       500, Burst: 1000, RetryBackoff: 50 * time.Millisecond, ErrorBackoff: 200 * time.Millisecond,
+		ClusterUID: string(uuid.NewUUID()),
+		LookupEnv:  func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		QPS:        500, Burst: 1000, RetryBackoff: 50 * time.Millisecond, ErrorBackoff: 200 * time.Millisecond,
 	}
 	p, err := openstack.New(clusterName, opts)
 	if err != nil {
@@ -63,13 +70,35 @@ func newSimCloud(t testing.TB, o cloudOptions) *simCloud {
 	}
 	// The fake kubelet looks at the cloud only when a Machine changes, so it must see the cloud
 	// as it is, not as the provider's instance cache last saw it.
-	opts.Transport, opts.InstanceTTL, opts.BuildingTTL = headerTransport{http.DefaultTransport}, -1, -1
+	delete(env, "OS_CACERT") // the observer's transport trusts the simulator itself
+	opts.Transport, opts.InstanceTTL, opts.BuildingTTL = headerTransport{trusting(t, sim)}, -1, -1
 	observer, err := openstack.New(clusterName, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := simSpec(t, sim, true)
-	return &simCloud{Provider: p, sim: sim, spec: spec, observer: observer}
+	spec := simSpec(t, true)
+	return &simCloud{Provider: p, sim: sim, clusterUID: opts.ClusterUID, spec: spec, observer: observer}
+}
+
+// simEnv is the controller's configuration for sim, as its credentials Secret would hold it.
+func simEnv(sim *openstacktest.Sim) map[string]string {
+	return map[string]string{
+		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
+		"OS_USER_DOMAIN_NAME": openstacktest.DomainName, "OS_PROJECT_NAME": openstacktest.ProjectName,
+		"OS_REGION_NAME": sim.Region(), "OS_CACERT": string(sim.CACert()),
+	}
+}
+
+// trusting is an HTTP transport that trusts sim's certificate.
+func trusting(t testing.TB, sim *openstacktest.Sim) http.RoundTripper {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(sim.CACert()) {
+		t.Fatal("the simulator serves no certificate")
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return tr
 }
 
 func (c *simCloud) CloudProvider() string              { return "openstack" }
@@ -115,13 +144,12 @@ func (c *simCloud) Leaks() string {
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// simSpec is a cloudProviderSpec for sim. With extras every machine also gets its own port on a
-// subnet, a floating IP and a boot volume, so that a leak of any kind would show.
-func simSpec(t testing.TB, sim *openstacktest.Sim, extras bool) json.RawMessage {
+// simSpec is a cloudProviderSpec for the simulator; the cloud itself is the provider's
+// configuration. With extras every machine also gets its own port on a subnet, a floating IP and
+// a boot volume, so that a leak of any kind would show.
+func simSpec(t testing.TB, extras bool) json.RawMessage {
 	t.Helper()
 	s := map[string]any{
-		"identityEndpoint": sim.AuthURL(), "username": openstacktest.Username, "password": openstacktest.Password,
-		"domainName": openstacktest.DomainName, "projectName": openstacktest.ProjectName, "region": sim.Region(),
 		"image": "ubuntu-24.04", "flavor": "m1.small", "network": "private", "securityGroups": []string{"default"},
 		"tags": map[string]string{"purpose": "envtest"},
 	}

@@ -1,0 +1,140 @@
+package openstack
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/slipway-dev/slipway/pkg/cloud"
+)
+
+// Policy is what the operator allows beyond the safe defaults; the zero value allows nothing.
+type Policy struct {
+	// AllowMachineCloud lets a cloudProviderSpec name its own Keystone endpoint, region, domain,
+	// project and credentials (cloud.EnvAllowMachineCloud). Even then the controller's own
+	// credentials are never sent to an endpoint a Machine names (see credentialsOf).
+	AllowMachineCloud bool
+	// AllowHTTP accepts http:// for Keystone and the endpoints of its catalog (cloud.EnvAllowHTTP).
+	AllowHTTP bool
+}
+
+// PolicyFromEnv reads the Policy from the controller's configuration variables.
+func PolicyFromEnv(lookup func(string) (string, bool)) (Policy, error) {
+	var p Policy
+	for _, v := range []struct {
+		name string
+		dst  *bool
+	}{{cloud.EnvAllowMachineCloud, &p.AllowMachineCloud}, {cloud.EnvAllowHTTP, &p.AllowHTTP}} {
+		raw, ok := lookup(v.name)
+		if !ok || raw == "" {
+			continue
+		}
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return Policy{}, fmt.Errorf("%s=%q: must be true or false", v.name, raw)
+		}
+		*v.dst = b
+	}
+	return p, nil
+}
+
+// checkCloudFields refuses the fields that choose the cloud or the identity unless allowed.
+func (pol Policy) checkCloudFields(s *Spec, path *field.Path) field.ErrorList {
+	if pol.AllowMachineCloud {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, f := range specFields {
+		if f.use != fieldWhat && *f.target(s).(*string) != "" {
+			errs = append(errs, forbiddenCloudField(path.Child(f.name)))
+		}
+	}
+	return errs
+}
+
+func forbiddenCloudField(fp *field.Path) *field.Error {
+	return field.Forbidden(fp, "chooses the cloud or the identity, which come only from the machine-controller's "+
+		"configuration (its credentials Secret); an operator may allow Machines to choose them with "+
+		cloud.EnvAllowMachineCloud+"=true")
+}
+
+// checkURL accepts https:// endpoints, and http:// ones only when allowed.
+func (pol Policy) checkURL(fp *field.Path, raw string) field.ErrorList {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "":
+		return field.ErrorList{field.Invalid(fp, raw, "must be an absolute https:// URL")}
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && pol.AllowHTTP:
+		return nil
+	case u.Scheme == "http":
+		return field.ErrorList{field.Invalid(fp, raw, "must be https://: over http:// the credentials and tokens "+
+			"travel unencrypted (an operator may accept that with "+cloud.EnvAllowHTTP+"=true)")}
+	}
+	return field.ErrorList{field.Invalid(fp, raw, "must be an https:// URL")}
+}
+
+// SpecCheck is the admission check of an OpenStack cloudProviderSpec under this policy: the
+// fields that choose the cloud or the identity (unless allowed), and references, which may only
+// point into the Machine's namespace and only name a Secret for a credential. It reads nothing;
+// everything else is checked by the controller, which reports it on the Machine.
+func (pol Policy) SpecCheck() cloud.SpecCheck {
+	return func(namespace string, raw json.RawMessage, path *field.Path) field.ErrorList {
+		var obj map[string]json.RawMessage
+		if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil {
+			return nil // not an object: the controller's strict decoding says so on the Machine
+		}
+		var errs field.ErrorList
+		for _, f := range specFields {
+			for _, name := range append([]string{f.name}, f.aliases...) {
+				v, ok := obj[name]
+				if !ok || string(v) == "null" || string(v) == `""` {
+					continue
+				}
+				fp := path.Child(name)
+				if f.use != fieldWhat && !pol.AllowMachineCloud {
+					errs = append(errs, forbiddenCloudField(fp))
+					continue
+				}
+				errs = append(errs, checkRefs(v, f, namespace, fp)...)
+				var endpoint string
+				if f.name == "identityEndpoint" && json.Unmarshal(v, &endpoint) == nil {
+					errs = append(errs, pol.checkURL(fp, endpoint)...)
+				}
+			}
+		}
+		return errs
+	}
+}
+
+// checkRefs checks the references in one field's value without reading them.
+func checkRefs(v json.RawMessage, f specField, namespace string, fp *field.Path) field.ErrorList {
+	one := func(v json.RawMessage, fp *field.Path) field.ErrorList {
+		if len(v) == 0 || v[0] != '{' {
+			return nil
+		}
+		if _, _, ferr := parseRef(v, namespace, f.use == fieldCredential, fp); ferr != nil {
+			return field.ErrorList{ferr}
+		}
+		return nil
+	}
+	switch f.kind {
+	case kindString, kindBool, kindDuration:
+		return one(v, fp)
+	case kindStrings:
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			return nil
+		}
+		var errs field.ErrorList
+		for i, it := range items {
+			errs = append(errs, one(it, fp.Index(i))...)
+		}
+		return errs
+	}
+	return nil
+}

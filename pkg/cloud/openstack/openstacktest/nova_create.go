@@ -50,6 +50,7 @@ type serverRequest struct {
 	BlockDevices     []blockDevice           `json:"block_device_mapping_v2"`
 	Tags             []string                `json:"tags"`
 	KeyName          string                  `json:"key_name"`
+	Hostname         string                  `json:"hostname"`
 	MinCount         int                     `json:"min_count"`
 	MaxCount         int                     `json:"max_count"`
 }
@@ -158,7 +159,7 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 		ID: newID(), Name: req.Name, ProjectID: ProjectID, Status: "BUILD", FlavorID: flavor.ID,
 		ImageID: req.ImageRef, Metadata: map[string]string{}, Tags: slices.Clone(req.Tags), UserData: userData,
 		ConfigDrive: truthy(req.ConfigDrive), AvailabilityZone: AvailabilityZone, ServerGroupID: group,
-		SecurityGroups: sgNames, KeyName: req.KeyName, Created: now, Updated: now, seq: st.next(),
+		SecurityGroups: sgNames, KeyName: req.KeyName, Hostname: req.Hostname, Created: now, Updated: now, seq: st.next(),
 	}
 	for k, v := range req.Metadata {
 		srv.Metadata[k] = v

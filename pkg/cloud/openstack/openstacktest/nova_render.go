@@ -10,8 +10,10 @@ func vmState(srv *Server) (vm string, task any, power int) {
 	switch srv.Status {
 	case "BUILD":
 		vm, task = "building", "spawning"
-	case "ACTIVE":
+	case "ACTIVE", "REBOOT", "HARD_REBOOT":
 		vm, power = "active", 1
+	case "SHUTOFF":
+		vm, power = "stopped", 4
 	default:
 		vm = "error"
 	}

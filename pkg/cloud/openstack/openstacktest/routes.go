@@ -84,6 +84,9 @@ func (s *Sim) routes() http.Handler {
 		service := serviceOf(r.URL.Path)
 		if service == serviceControl {
 			mux.ServeHTTP(w, r)
+			if r.Method != http.MethodGet {
+				s.networkChanged()
+			}
 			return
 		}
 		s.mu.Lock()
@@ -109,6 +112,9 @@ func (s *Sim) routes() http.Handler {
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
+			if r.Method != http.MethodGet && rec.status < 400 && service != serviceIdentity {
+				s.networkChanged()
+			}
 			s.count(service, route, rec.status)
 			if logf != nil {
 				logf("openstack-sim: %s %s -> %d", r.Method, r.URL.RequestURI(), rec.status)

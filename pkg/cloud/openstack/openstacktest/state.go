@@ -47,6 +47,7 @@ type state struct {
 	leakVolumes    bool
 	stuckDeletes   map[string]bool // server IDs whose deletion hangs
 	down           bool            // every API connection is dropped
+	testKeys       map[string]string
 }
 
 func newState() *state {

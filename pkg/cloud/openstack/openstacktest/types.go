@@ -23,6 +23,8 @@ type Server struct {
 	ServerGroupID    string
 	SecurityGroups   []string
 	KeyName          string
+	// Hostname is the hostname asked for at 2.90+, "" to derive it from Name.
+	Hostname string
 	// PortIDs are the server's ports, in attachment order.
 	PortIDs []string
 	// VolumeIDs are the attached volumes; the first is the boot volume when booted from volume.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"strings"
+	"time"
 )
 
 // Hypervisor runs the machines behind servers and realizes the cloud's networking, the part of a
@@ -70,6 +71,8 @@ type NetworkInfo struct {
 
 // Topology is the cloud's L3 view for SyncNetwork.
 type Topology struct {
+	// At is when the Sim took this view: a network made for a server after it is not stale.
+	At time.Time
 	// Networks are every network that has a subnet.
 	Networks []NetworkInfo
 	// FloatingIPs are the associated floating IPs.
@@ -120,7 +123,7 @@ func (s *Sim) machine(srv *Server) Machine {
 
 // topology is the L3 view for SyncNetwork. Callers hold s.mu.
 func (s *Sim) topology() Topology {
-	var t Topology
+	t := Topology{At: time.Now()}
 	for _, n := range sortedBySeq(s.st.networks, func(n *Network) uint64 { return n.seq }) {
 		if info, ok := s.networkInfo(n); ok {
 			t.Networks = append(t.Networks, info)

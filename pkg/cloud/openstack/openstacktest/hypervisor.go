@@ -77,6 +77,53 @@ type Topology struct {
 	Networks []NetworkInfo
 	// FloatingIPs are the associated floating IPs.
 	FloatingIPs []FloatingMapping
+	// LoadBalancers are the Octavia load balancers, each with its listeners.
+	LoadBalancers []LoadBalancerInfo
+}
+
+// LoadBalancerInfo is what the data plane needs of an Octavia load balancer: where its VIP is
+// and what each listener forwards where. A hypervisor runs it as a TCP proxy (the amphora).
+type LoadBalancerInfo struct {
+	ID, Name string
+	// VIP is the address of the VIP port on Network; VIPPortID is that port.
+	VIP, VIPPortID string
+	Network        NetworkInfo
+	// AdminUp is false for a load balancer set administratively down: it serves nothing.
+	AdminUp   bool
+	Listeners []ListenerInfo
+}
+
+// ListenerInfo is a listener with its default pool.
+type ListenerInfo struct {
+	ID string
+	// Protocol is TCP, HTTP, HTTPS (passed through) or UDP; Port is the VIP's port.
+	Protocol string
+	Port     int
+	// AllowedCIDRs limit the sources; empty allows all.
+	AllowedCIDRs []string
+	// Method is ROUND_ROBIN, LEAST_CONNECTIONS or SOURCE_IP.
+	Method  string
+	Members []MemberInfo
+	// Monitor is the pool's health monitor, nil when it has none.
+	Monitor *MonitorInfo
+	AdminUp bool
+}
+
+// MemberInfo is one backend of a pool.
+type MemberInfo struct {
+	ID, Address string
+	Port        int
+	Weight      int
+	AdminUp     bool
+}
+
+// MonitorInfo is a pool's health monitor.
+type MonitorInfo struct {
+	// Type is TCP, HTTP, HTTPS, PING or TLS-HELLO.
+	Type                       string
+	Delay, Timeout, MaxRetries int
+	// HTTPMethod, URLPath and ExpectedCodes apply to HTTP and HTTPS monitors.
+	HTTPMethod, URLPath, ExpectedCodes string
 }
 
 // FloatingMapping sends traffic for a floating address to a port's fixed address.

@@ -47,6 +47,8 @@ type Backend struct {
 	log         io.Writer
 	netMu       sync.Mutex // serializes Docker network creation and removal
 	nat         *nat
+	lbMu        sync.Mutex        // guards lbApplied
+	lbApplied   map[string]string // load balancer ID → hash of the configuration it runs
 }
 
 var _ openstacktest.Hypervisor = (*Backend)(nil)
@@ -72,7 +74,8 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 		}
 		o.Image = img
 	}
-	b := &Backend{name: o.Name, image: o.Image, privileged: sandboxapi.CanSetResources(), log: o.Log, nat: newNAT(o.Name)}
+	b := &Backend{name: o.Name, image: o.Image, privileged: sandboxapi.CanSetResources(), log: o.Log, nat: newNAT(o.Name),
+		lbApplied: map[string]string{}}
 	if err := Down(ctx, o.Name); err != nil {
 		return nil, fmt.Errorf("removing what an earlier %s cloud left: %w", o.Name, err)
 	}

@@ -72,7 +72,7 @@ func (b *Backend) Spawn(ctx context.Context, m openstacktest.Machine) (err error
 			return err
 		}
 	}
-	drive, err := seedArchive(m.ConfigDrive)
+	drive, err := tarOf(seedDir, m.ConfigDrive, 0o600)
 	if err != nil {
 		return err
 	}
@@ -170,8 +170,8 @@ func (b *Backend) containerName(m openstacktest.Machine) string {
 	return "slipway-os-" + b.name + "-" + m.Hostname + "-" + m.Server.ID[:min(8, len(m.Server.ID))]
 }
 
-// seedArchive is the config drive as a tar archive rooted at /, for docker cp.
-func seedArchive(files map[string][]byte) ([]byte, error) {
+// tarOf archives files under prefix (both relative to /), with their directories, for docker cp.
+func tarOf(prefix string, files map[string][]byte, mode int64) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
@@ -181,7 +181,7 @@ func seedArchive(files map[string][]byte) ([]byte, error) {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		full := seedDir + p
+		full := prefix + p
 		var chain []string // the file's directories, deepest first
 		for d := full[:strings.LastIndexByte(full, '/')]; d != "" && !dirs[d]; d = d[:max(0, strings.LastIndexByte(d, '/'))] {
 			chain = append(chain, d)
@@ -192,7 +192,7 @@ func seedArchive(files map[string][]byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: full, Mode: 0o600, Size: int64(len(files[p])), Typeflag: tar.TypeReg}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: full, Mode: mode, Size: int64(len(files[p])), Typeflag: tar.TypeReg}); err != nil {
 			return nil, err
 		}
 		if _, err := tw.Write(files[p]); err != nil {

@@ -67,6 +67,9 @@ func (b *Backend) SyncNetwork(ctx context.Context, t openstacktest.Topology) err
 	if err := b.nat.apply(ctx, t.FloatingIPs); err != nil {
 		return err
 	}
+	if err := b.syncLoadBalancers(ctx, t.LoadBalancers); err != nil {
+		return err
+	}
 	live := map[string]bool{}
 	for _, n := range t.Networks {
 		live[n.ID] = true

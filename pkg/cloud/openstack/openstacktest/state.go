@@ -88,6 +88,8 @@ func (st *state) seed() {
 	st.addImage("ubuntu-24.04", 10)
 	st.addImage("flatcar-stable", 8)
 	st.addImage("cirros", 1)
+	// What a host-backed simulator boots, whatever the image: the sandbox's Debian 12 node image.
+	st.addImage("debian-12", 2)
 	st.addNetwork("private", "10.0.0.0/16", false)
 	st.addNetwork("public", "172.24.0.0/16", true)
 	st.addSecurityGroup("default")

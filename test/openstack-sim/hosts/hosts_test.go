@@ -155,6 +155,11 @@ runcmd:
 			t.Errorf("%s: %q, want %q", cmd, got, want)
 		}
 	}
+	// A host reaches a floating IP too (here its own, the hardest case for NAT): clusters reach
+	// their API through a load balancer's floating IP.
+	if got := run(t, client, "timeout 5 bash -c 'exec 3<>/dev/tcp/"+fip.FloatingIP+"/22 && head -c 4 <&3'"); got != "SSH-" {
+		t.Errorf("from the host to its own floating IP: %q, want an SSH banner", got)
+	}
 	client.Close()
 
 	// Stop and start keep the disk.

@@ -82,6 +82,9 @@ func (b *Backend) Spawn(ctx context.Context, m openstacktest.Machine) (err error
 	if _, err := sandboxapi.Docker(ctx, "start", name); err != nil {
 		return err
 	}
+	if err := b.hairpin(ctx, name); err != nil {
+		return err
+	}
 	b.logf("server %s (%s) runs as %s at %s", m.Server.ID, m.Server.Name, name, first.IP)
 	return nil
 }
@@ -131,7 +134,10 @@ func (b *Backend) Power(ctx context.Context, serverID string, a openstacktest.Po
 			return err
 		}
 	}
-	return nil
+	if a == openstacktest.PowerOff {
+		return nil
+	}
+	return b.hairpin(ctx, id)
 }
 
 // Console returns the tail of the host's terminal output, with a serial console's line ends.

@@ -42,7 +42,8 @@ func TestInitializesAndDeletesNode(t *testing.T) {
 	ctx := context.Background()
 
 	var apiLog simLog
-	sim := openstacktest.New(openstacktest.Options{Logf: apiLog.add})
+	// A deleted server stays listed (task_state deleting) for a second, as in Nova.
+	sim := openstacktest.New(openstacktest.Options{DeleteTime: time.Second, Logf: apiLog.add})
 	defer sim.Close()
 	defer func() {
 		if t.Failed() {

@@ -129,7 +129,7 @@ func TestInitializesAndDeletesNode(t *testing.T) {
 	})
 	t.Logf("after the floating IP: %s", addresses(node))
 
-	// A server shut off keeps its NotReady Node, with the shutdown taint: proof that the lifecycle
+	// A server shut off keeps its Node (not Ready), with the shutdown taint: proof that the lifecycle
 	// controller looks at this Node and finds its server.
 	if err := servers.Stop(ctx, compute, srv.ID).ExtractErr(); err != nil {
 		t.Fatalf("stopping the server: %v", err)

@@ -60,8 +60,9 @@ func writeCloudConfig(t *testing.T, sim *openstacktest.Sim, path string) {
 	for _, kv := range global {
 		fmt.Fprintf(&b, "%s = %s\n", kv[0], gcfgQuote(kv[1]))
 	}
-	// Services of type LoadBalancer are not this test's concern, and the service controller is
-	// not started; without this the provider would also look for Octavia in the catalog.
+	// Services of type LoadBalancer are not this test's concern: the service controller, the one
+	// user of this section, is not started, and it would want Octavia, which the simulator's
+	// catalog does not list yet.
 	b.WriteString("\n[LoadBalancer]\nenabled = false\n")
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)

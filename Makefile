@@ -46,7 +46,7 @@ test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
 
 # The README's test command. It runs everything: unit tests, integration tests against real
 # sshd, terraform and kube-apiserver+etcd, and the end-to-end suites on Docker sandbox hosts.
-# Run `make ci-deps ci-docker ci-terraform ci-kube` once first (what .ci/run does).
+# Run `make ci-deps ci-docker ci-terraform ci-kube ci-ccm` once first (what .ci/run does).
 .PHONY: test test-integration test-e2e
 test: test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
 
@@ -87,6 +87,14 @@ ci-terraform: ## install terraform from the Go module proxy when it is missing (
 .PHONY: ci-kube
 ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)
 	test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl
+
+.PHONY: ci-ccm test-ccm
+ci-ccm: ## build the OpenStack cloud-controller-manager from the Go module proxy (cached; version in test/ccm/build.sh)
+	test/ccm/build.sh
+
+test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a real kube-apiserver (about 10 s warm)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test -count=1 -v ./test/ccm/...
 
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
 SANDBOX_FLAGS ?= --hosts 4 --lb

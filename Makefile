@@ -40,20 +40,41 @@ lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
 
+.PHONY: tidy-check
+tidy-check: ## fail when go.mod or go.sum is not what `go mod tidy` makes of them
+	$(GO) mod tidy -diff
+
 .PHONY: test-unit
 test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
 	$(GO) test -short ./...
 
-# The README's test command. It runs everything: unit tests, integration tests against real
-# sshd, terraform and kube-apiserver+etcd, and the end-to-end suites on Docker sandbox hosts.
-# Run `make ci-deps ci-docker ci-terraform ci-kube ci-ccm` once first (what .ci/run does).
-.PHONY: test test-integration test-e2e
-test: test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
+# Packages whose unit and integration tests run under the race detector: the apply engine
+# (cluster, probe, plan, phases and what they share), the SSH layer against real sshd, the
+# renderers and the manifest and Terraform loaders. The machine-controller's packages
+# (controller, webhook, cloud: long envtest scenarios against the OpenStack simulator) and the
+# e2e suites run without it, in test-integration and test-e2e.
+RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apis/... ./pkg/applied/... ./pkg/bootstrap/... \
+	./pkg/cli/... ./pkg/cluster/... ./pkg/config/... ./pkg/csr/... ./pkg/etcd/... ./pkg/internal/... \
+	./pkg/inventory/... ./pkg/kube/... ./pkg/kubeadm/... ./pkg/mcdeploy/... ./pkg/phases/... \
+	./pkg/plan/... ./pkg/probe/... ./pkg/scripts/... ./pkg/ssh/... ./pkg/strict/... \
+	./pkg/terraform/... ./pkg/version/... ./pkg/workers/... ./pkg/yamlfmt/...
 
-test-integration: ## unit and integration tests (sshd, terraform, kube-apiserver+etcd, sandbox hosts)
+# The README's test command. It runs everything: unit tests, integration tests against real
+# sshd, terraform and kube-apiserver+etcd (the packages in RACE_PKGS under -race), and the
+# end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-kube ci-ccm`
+# once first (what .ci/run does).
+.PHONY: test test-race test-integration test-e2e
+test: test-race test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
+
+test-race: ## unit and integration tests of RACE_PKGS under the race detector
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl) \
 	PATH="$(TOOLS):$$PATH" \
-	$(GO) test -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e)
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+
+test-integration: ## unit and integration tests of the packages test-race does not run (no e2e)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl) \
+	PATH="$(TOOLS):$$PATH" \
+	$(GO) test -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 
 test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
 	$(GO) test -count=1 -timeout 45m -v ./test/e2e

@@ -61,23 +61,21 @@ a raised versions.kubernetes upgrades the cluster one node at a time.`,
 			if err != nil {
 				return err
 			}
-			pool, env, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			env.Log = s.Out
 			opts.JSON = output == "json"
 			opts.Parallel = sf.parallel
 			opts.UpgradeMachineDeployments = upgrade
 			opts.Out, opts.Log = s.Out, s.Out
 			if opts.JSON {
 				opts.Log = s.Err
-				env.Log = s.Err
 			}
 			opts.Confirm = terminalConfirm(s)
 			opts.KillAt = os.Getenv("SLIPWAY_TEST_KILL_AT")
-			return cluster.Apply(cmd.Context(), env, opts)
+			return cluster.Apply(cmd.Context(), target, opts)
 		},
 	}
 	sf.add(cmd)

@@ -20,12 +20,12 @@ of the cluster: store it with mode 0600 (apply saves it as <cluster>-kubeconfig 
 			if err != nil {
 				return err
 			}
-			pool, env, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			data, err := cluster.FetchKubeconfig(cmd.Context(), env)
+			data, err := cluster.FetchKubeconfig(cmd.Context(), target)
 			if err != nil {
 				return err
 			}

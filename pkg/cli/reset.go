@@ -26,14 +26,15 @@ for a new apply. Data in the cluster is lost.`,
 			if err != nil {
 				return err
 			}
-			pool, env, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
 			opts.Out = s.Out
+			opts.Parallel = sf.parallel
 			opts.Confirm = terminalConfirm(s)
-			return cluster.Reset(cmd.Context(), env, opts)
+			return cluster.Reset(cmd.Context(), target, opts)
 		},
 	}
 	sf.add(cmd)

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
-	"github.com/slipway-dev/slipway/pkg/steps"
+	"github.com/slipway-dev/slipway/pkg/probe"
 )
 
 // ApplyOptions are apply's flags.
@@ -19,11 +22,12 @@ type ApplyOptions struct {
 	// AutoApprove.
 	Confirm func(question string) (bool, error)
 	// JSON prints the plan as JSON instead of text.
-	JSON     bool
+	JSON bool
+	// Parallel bounds how many hosts are probed and worked on at once.
 	Parallel int
 	// UpgradeMachineDeployments bumps the kubelet version of existing MachineDeployments.
 	UpgradeMachineDeployments bool
-	// KillAt is the interruption test hook (see steps.Executor.KillAt).
+	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
 	Out io.Writer
@@ -33,21 +37,23 @@ type ApplyOptions struct {
 // ErrNotConfirmed is returned when the user declines the plan.
 var ErrNotConfirmed = errors.New("apply cancelled: the plan was not confirmed")
 
-// Apply converges the cluster: probe, plan, confirm, lock, execute, save the kubeconfig.
-func Apply(ctx context.Context, env *steps.Env, opts ApplyOptions) error {
+// Apply converges the cluster: probe, render the desired state, plan, confirm, lock, run the
+// plan's phases, save the kubeconfig.
+func Apply(ctx context.Context, t *Target, opts ApplyOptions) error {
 	if opts.Log == nil {
 		opts.Log = opts.Out
 	}
-	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(env.Nodes))
-	observed, err := Probe(ctx, env)
+	api := access.New(t.Nodes, t.SSH)
+	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(t.Nodes))
+	observed, err := probe.All(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, API: api, Parallel: opts.Parallel, Log: opts.Log})
 	if err != nil {
 		return err
 	}
-	desired, err := Desire(ctx, env, observed, opts.UpgradeMachineDeployments)
+	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
 	if err != nil {
 		return err
 	}
-	p, err := plan.Build(desired.Plan, *observed)
+	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err
 	}
@@ -56,36 +62,42 @@ func Apply(ctx context.Context, env *steps.Env, opts ApplyOptions) error {
 			return err
 		}
 	} else {
-		plan.Print(opts.Out, env.Cluster.Name, desired.Plan.Version, p)
+		plan.Print(opts.Out, t.Manifest.Name, desired.Plan.Version, p)
 	}
 	if opts.DryRun {
 		return nil
 	}
 	if !p.Empty() {
-		if err := confirm(opts); err != nil {
+		if err := confirm(opts.AutoApprove, opts.Confirm); err != nil {
 			return err
 		}
-		unlock, err := Lock(ctx, env, opts.Log)
+		leader := inventory.Leader(observed.Nodes)
+		unlock, err := Lock(ctx, leader.Name, t.SSH.Host(leader.Target), opts.Log)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		x := &steps.Executor{Steps: Implementations(env, desired), Parallel: opts.Parallel, Out: opts.Log, KillAt: opts.KillAt}
-		if err := x.Run(ctx, p); err != nil {
+		run := phases.NewRun(phases.Config{
+			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
+			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log,
+		})
+		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
+		if err := x.Run(ctx, run, p); err != nil {
 			return err
 		}
 	}
-	return saveKubeconfig(ctx, env, opts.Log)
+	return saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log)
 }
 
-func confirm(opts ApplyOptions) error {
-	if opts.AutoApprove {
+// confirm asks before anything changes, unless autoApprove.
+func confirm(autoApprove bool, ask func(string) (bool, error)) error {
+	if autoApprove {
 		return nil
 	}
-	if opts.Confirm == nil {
+	if ask == nil {
 		return errors.New("refusing to change the cluster without confirmation: stdin is not a terminal; review the plan (--dry-run) and pass --auto-approve")
 	}
-	ok, err := opts.Confirm("Apply this plan?")
+	ok, err := ask("Apply this plan?")
 	if err != nil {
 		return err
 	}
@@ -95,12 +107,12 @@ func confirm(opts ApplyOptions) error {
 	return nil
 }
 
-func saveKubeconfig(ctx context.Context, env *steps.Env, out io.Writer) error {
-	data, err := FetchKubeconfig(ctx, env)
+func saveKubeconfig(ctx context.Context, api *access.Cluster, clusterName string, out io.Writer) error {
+	data, err := fetchKubeconfig(ctx, api)
 	if err != nil {
 		return err
 	}
-	path := KubeconfigPath(env.Cluster.Name)
+	path := KubeconfigPath(clusterName)
 	changed, err := WriteKubeconfig(path, data)
 	if err != nil {
 		return err

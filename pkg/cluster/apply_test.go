@@ -7,10 +7,7 @@ import (
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
-	"github.com/slipway-dev/slipway/pkg/inventory"
-	"github.com/slipway-dev/slipway/pkg/ssh"
 	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
-	"github.com/slipway-dev/slipway/pkg/steps"
 )
 
 // probeOutput is what the probe script prints on a bare Debian host.
@@ -41,23 +38,22 @@ func testCluster(t *testing.T, hosts ...string) *v1beta1.Cluster {
 	return c
 }
 
-// fakeEnv builds an Env whose hosts are fakes answering the probe with the given outputs.
-func fakeEnv(c *v1beta1.Cluster, probes map[string]string) (*steps.Env, map[string]*sshtest.Host) {
-	env := &steps.Env{Cluster: c, Nodes: inventory.Nodes(c), Hosts: map[string]ssh.Host{}}
-	fakes := map[string]*sshtest.Host{}
-	for _, n := range env.Nodes {
-		f := sshtest.NewHost(n.Name).On(`^script probe$`, sshtest.Response{Stdout: probes[n.Name]})
-		fakes[n.Name] = f
-		env.Hosts[n.Name] = f
+// fakeTarget returns a target whose hosts are fakes answering the probe with the given outputs,
+// by address.
+func fakeTarget(c *v1beta1.Cluster, probes map[string]string) (*Target, *sshtest.Fleet) {
+	fleet := &sshtest.Fleet{}
+	t := NewTarget(c, fleet)
+	for _, n := range t.Nodes {
+		fleet.Get(n.Target.String()).On(`^script probe$`, sshtest.Response{Stdout: probes[n.Target.Address]})
 	}
-	return env, fakes
+	return t, fleet
 }
 
 func TestDryRunPlansAFreshCluster(t *testing.T) {
 	c := testCluster(t, "10.0.0.1", "10.0.0.2")
-	env, fakes := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("CP-1", "debian", true), "10.0.0.2": probeOutput("w-1", "ubuntu", true)})
+	target, fleet := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("CP-1", "debian", true), "10.0.0.2": probeOutput("w-1", "ubuntu", true)})
 	var out bytes.Buffer
-	if err := Apply(context.Background(), env, ApplyOptions{DryRun: true, Out: &out}); err != nil {
+	if err := Apply(context.Background(), target, ApplyOptions{DryRun: true, Out: &out}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"prerequisites  cp-1", "install-kubernetes  w-1", "kubeadm-init", "join-worker", "wait-nodes-ready"} {
@@ -65,8 +61,8 @@ func TestDryRunPlansAFreshCluster(t *testing.T) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
 		}
 	}
-	for name, f := range fakes {
-		for _, call := range f.Calls() {
+	for _, name := range []string{"10.0.0.1", "10.0.0.2"} {
+		for _, call := range fleet.Get(name).Calls() {
 			if call.Command != "script probe" && call.Command != "script 'read the prerequisites hash'" {
 				t.Errorf("a dry run ran %q on %s", call.Command, name)
 			}
@@ -87,8 +83,8 @@ func TestProbeRefusesBadHostsBeforeChangingAnything(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := testCluster(t, "10.0.0.1", "10.0.0.2")
-			env, _ := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true), "10.0.0.2": tt.probe})
-			err := Apply(context.Background(), env, ApplyOptions{AutoApprove: true, Out: &bytes.Buffer{}})
+			target, _ := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true), "10.0.0.2": tt.probe})
+			err := Apply(context.Background(), target, ApplyOptions{AutoApprove: true, Out: &bytes.Buffer{}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was changed") {
 				t.Fatalf("got %v, want an error naming %q before any change", err, tt.want)
 			}
@@ -98,13 +94,13 @@ func TestProbeRefusesBadHostsBeforeChangingAnything(t *testing.T) {
 
 func TestApplyRefusesWithoutConfirmation(t *testing.T) {
 	c := testCluster(t, "10.0.0.1")
-	env, _ := fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
-	err := Apply(context.Background(), env, ApplyOptions{Out: &bytes.Buffer{}})
+	target, _ := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	err := Apply(context.Background(), target, ApplyOptions{Out: &bytes.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "stdin is not a terminal") {
 		t.Fatalf("got %v", err)
 	}
-	env, _ = fakeEnv(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
-	err = Apply(context.Background(), env, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
+	target, _ = fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	err = Apply(context.Background(), target, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
 	if err != ErrNotConfirmed {
 		t.Fatalf("declined plan: %v", err)
 	}

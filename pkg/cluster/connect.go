@@ -1,6 +1,9 @@
-// Package cluster runs slipway's commands against a whole cluster: it connects to the hosts,
-// probes them and the running cluster, builds the plan, and drives the steps of apply and reset.
-// Each command's flow is one short function over named steps.
+// Package cluster is the front of slipway's commands against a whole cluster: it connects to
+// the hosts and runs each command's flow as one short function over named stages. apply is
+// probe (package probe) → desire (the manifest rendered, desire.go) → plan (plan.Build) →
+// confirm → lock → phases (package phases) → kubeconfig; reset and kubeconfig are shorter.
+// It owns those flows, the apply lock and the kubeconfig file; what each stage does lives in
+// its own package.
 package cluster
 
 import (
@@ -12,7 +15,6 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/ssh"
-	"github.com/slipway-dev/slipway/pkg/steps"
 )
 
 // ConnectOptions configure SSH for a run.
@@ -26,6 +28,20 @@ type ConnectOptions struct {
 	Verbose io.Writer
 }
 
+// Target is a cluster as the commands reach it: the manifest, its hosts in manifest order
+// (leader first), and SSH to each. Nothing changes it after it is built; probing returns the
+// hosts with their node names settled instead.
+type Target struct {
+	Manifest *v1beta1.Cluster
+	Nodes    []*inventory.Node
+	SSH      ssh.Hosts
+}
+
+// NewTarget lists the hosts of c, reached through hosts.
+func NewTarget(c *v1beta1.Cluster, hosts ssh.Hosts) *Target {
+	return &Target{Manifest: c, Nodes: inventory.Nodes(c), SSH: hosts}
+}
+
 // ClusterKnownHosts is the known_hosts file slipway maintains for a cluster:
 // $XDG_CONFIG_HOME/slipway/<cluster>/known_hosts.
 func ClusterKnownHosts(name string) (string, error) {
@@ -36,8 +52,9 @@ func ClusterKnownHosts(name string) (string, error) {
 	return filepath.Join(dir, "slipway", name, "known_hosts"), nil
 }
 
-// Connect prepares SSH access to every host of c. Nothing is dialled until first use.
-func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *steps.Env, error) {
+// Connect prepares SSH access to every host of c. Nothing is dialled until first use; close
+// the pool when done.
+func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *Target, error) {
 	kh := opts.KnownHostsFile
 	if kh == "" {
 		var err error
@@ -53,9 +70,5 @@ func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *steps.Env, er
 		TrustOnFirstUse:       opts.TrustUnknownHosts,
 		Verbose:               opts.Verbose,
 	})
-	env := &steps.Env{Cluster: c, Nodes: inventory.Nodes(c), Hosts: map[string]ssh.Host{}}
-	for _, n := range env.Nodes {
-		env.Hosts[n.Name] = pool.Host(n.Target)
-	}
-	return pool, env, nil
+	return pool, NewTarget(c, pool), nil
 }

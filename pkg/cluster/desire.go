@@ -1,43 +1,53 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/addons"
-	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/pkg/mcdeploy"
+	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
-	"github.com/slipway-dev/slipway/pkg/steps"
+	"github.com/slipway-dev/slipway/pkg/probe"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
-// Desired is the cluster as the manifest wants it: what planning compares, plus the rendered
-// manifests the addon steps apply.
+// Desired is the cluster as the manifest wants it for one run: what planning compares, and
+// what the phases install, rendered once so that they install exactly what was compared.
 type Desired struct {
-	Plan               plan.Desired
-	CNI                []byte
-	MachineDeployments []byte
-	// KubeletBumps are partial MachineDeployments (the kubelet version only) for pools the
-	// manifest does not declare, applied with --upgrade-machine-deployments.
-	KubeletBumps []byte
+	Plan     plan.Desired
+	Rendered phases.Rendered
 }
 
-// Desire renders what the manifest asks for. When the cluster exists it also reads what
-// planning needs from it: pending certificate requests of the manifest's hosts, Nodes that lack
-// the manifest's labels, annotations or taints, and the kubelet version of each
-// MachineDeployment (kept unless upgradeMDs).
-func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgradeMDs bool) (*Desired, error) {
-	c := env.Cluster
-	d := &Desired{Plan: plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}}}
-	for _, n := range env.Nodes {
-		script, err := env.PrereqScript(n.Name)
+// Desire renders what the manifest c asks for, given what the probe saw: each host's
+// prerequisites script depends on its OS, and an existing MachineDeployment keeps its kubelet
+// version unless upgradeMDs. Besides its arguments it reads only the registries' CA files and
+// the machine-controller's credentials from the environment; it changes nothing.
+func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
+	d := &Desired{
+		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
+		Rendered: phases.Rendered{PrereqScripts: map[string]string{}},
+	}
+	prereq, err := prereqRenderer(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range o.Nodes {
+		script, err := prereq(o.Facts[n.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
+		d.Rendered.PrereqScripts[n.Name] = script
 		d.Plan.Hosts = append(d.Plan.Hosts, plan.DesiredHost{
 			Name: n.Name, Address: n.Target.Address, Role: n.Role, Leader: n.Host.IsLeader, UpgradeIndex: n.Host.UpgradeIndex,
-			PrereqHash: steps.Hash([]byte(script)),
+			PrereqHash: applied.Hash([]byte(script)),
 		})
 	}
 	cni, err := addons.Render(c)
@@ -45,31 +55,22 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		return nil, err
 	}
 	if len(cni) > 0 {
-		d.CNI = cni
-		d.Plan.Addons["cni"] = steps.Hash(cni)
+		d.Rendered.CNI = cni
+		d.Plan.Addons["cni"] = applied.Hash(cni)
 	}
 	if c.MachineController.Deploy != nil && *c.MachineController.Deploy {
-		h, err := steps.MachineControllerHash(env)
+		h, err := machineControllerHash(c)
 		if err != nil {
 			return nil, err
 		}
+		d.Rendered.MachineControllerHash = h
 		d.Plan.Addons["machine-controller"] = h
 	}
 	mds, err := workers.MachineDeployments(c)
 	if err != nil {
 		return nil, err
 	}
-	var kc *kube.Client
-	if observed.Cluster.Exists {
-		if kc, err = env.Kube(ctx); err != nil {
-			return nil, err
-		}
-	}
-	existing, err := steps.KubeletVersions(ctx, kc)
-	if err != nil {
-		return nil, err
-	}
-	changed, undeclared := workers.PinKubelet(mds, existing, c.Versions.Kubernetes, upgradeMDs)
+	changed, undeclared := workers.PinKubelet(mds, o.State.Cluster.MachineDeploymentKubelets, c.Versions.Kubernetes, upgradeMDs)
 	for _, u := range changed {
 		d.Plan.KubeletUpgrades = append(d.Plan.KubeletUpgrades, fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To))
 	}
@@ -78,46 +79,60 @@ func Desire(ctx context.Context, env *steps.Env, observed *plan.Observed, upgrad
 		if err != nil {
 			return nil, err
 		}
-		d.MachineDeployments = out
 		// MachineDeployments the manifest does not declare get only their kubelet version
 		// applied, as a partial object under a field manager of its own.
 		bumps := workers.KubeletBumps(undeclared, c.Versions.Kubernetes)
-		d.KubeletBumps = bumps
-		d.Plan.Addons["machine-deployments"] = steps.Hash(out, bumps)
-	}
-	if kc != nil {
-		names := map[string]bool{}
-		for _, n := range env.Nodes {
-			names[n.Name] = true
-		}
-		if d.Plan.PendingCSRs, err = steps.PendingCSRs(ctx, kc, names); err != nil {
-			return nil, err
-		}
-		if d.Plan.MetadataDrift, err = env.MetadataDrift(ctx, kc); err != nil {
-			return nil, err
-		}
+		d.Rendered.MachineDeployments, d.Rendered.KubeletBumps = out, bumps
+		d.Plan.Addons["machine-deployments"] = applied.Hash(out, bumps)
 	}
 	return d, nil
 }
 
-// Implementations binds step names to their work for one run.
-func Implementations(env *steps.Env, d *Desired) map[string]steps.Func {
-	return map[string]steps.Func{
-		plan.StepPrerequisites:     env.Prerequisites,
-		plan.StepInstall:           env.InstallKubernetes,
-		plan.StepInit:              env.Init,
-		plan.StepInitFinish:        env.InitFinish,
-		plan.StepRepair:            env.RemoveStaleMember,
-		plan.StepJoinControlPlane:  env.JoinControlPlane,
-		plan.StepJoinWorker:        env.JoinWorker,
-		plan.StepCNI:               env.ApplyAddon("cni", d.CNI),
-		plan.StepApproveCSRs:       env.ApproveCSRs,
-		plan.StepNodeMetadata:      env.ApplyNodeMetadata,
-		plan.StepWaitReady:         env.WaitNodesReady,
-		plan.StepMachineController: env.DeployMachineController(d.Plan.Addons["machine-controller"]),
-		plan.StepMachineDeployment: env.ApplyMachineDeployments(d.MachineDeployments, d.KubeletBumps),
-		plan.StepUpgradePreflight:  env.UpgradePreflight,
-		plan.StepUpgradeLeader:     env.UpgradeLeader,
-		plan.StepUpgradeNode:       env.UpgradeNode,
+// prereqRenderer returns the renderer of a host's prerequisites script, with the registries'
+// CA files read once. The scripts may hold registry credentials: never log them.
+func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), error) {
+	sandbox, err := kubeadm.PauseImage(c)
+	if err != nil {
+		return nil, err
 	}
+	cas := map[string][]byte{}
+	for name, r := range c.ContainerRuntime.Containerd.Registries {
+		if r.TLSConfig != nil && r.TLSConfig.CAFile != "" {
+			data, err := os.ReadFile(r.TLSConfig.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile: %w", name, err)
+			}
+			cas[name] = data
+		}
+	}
+	return func(f scripts.Facts) (string, error) {
+		return scripts.Prerequisites(f.OS, scripts.PrereqParams{
+			Cluster: c, SandboxImage: sandbox, RegistryCAs: cas, UpstreamDNS: c.ClusterNetwork.UpstreamDNS,
+		})
+	}, nil
+}
+
+// machineControllerHash is what the plan compares for the machine-controller: its rendered
+// manifests (without the generated webhook CA) and a hash of the credentials.
+func machineControllerHash(c *v1beta1.Cluster) (string, error) {
+	creds, err := mcdeploy.Credentials(os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	objs, err := mcdeploy.Render(c, nil)
+	if err != nil {
+		return "", err
+	}
+	var parts [][]byte
+	for _, o := range objs {
+		b, err := o.MarshalJSON()
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, b)
+	}
+	for _, k := range slices.Sorted(maps.Keys(creds)) {
+		parts = append(parts, []byte(k+"="+creds[k]))
+	}
+	return applied.Hash(parts...), nil
 }

@@ -3,15 +3,13 @@ package cluster
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/slipway-dev/slipway/pkg/plan"
-	"github.com/slipway-dev/slipway/pkg/steps"
+	"github.com/slipway-dev/slipway/pkg/access"
 )
 
 // KubeconfigPath is where apply saves the admin kubeconfig: <cluster>-kubeconfig in the
@@ -19,23 +17,19 @@ import (
 func KubeconfigPath(clusterName string) string { return clusterName + "-kubeconfig" }
 
 // FetchKubeconfig downloads the admin kubeconfig from the first control plane that has one.
-func FetchKubeconfig(ctx context.Context, env *steps.Env) ([]byte, error) {
-	var errs []error
-	for _, n := range env.Nodes {
-		if n.Role != plan.ControlPlane {
-			continue
-		}
-		var buf bytes.Buffer
-		if err := env.Hosts[n.Name].Download(ctx, "/etc/kubernetes/admin.conf", &buf); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if _, err := clientcmd.Load(buf.Bytes()); err != nil {
-			return nil, fmt.Errorf("%s: /etc/kubernetes/admin.conf is not a kubeconfig: %w", n.Name, err)
-		}
-		return buf.Bytes(), nil
+func FetchKubeconfig(ctx context.Context, t *Target) ([]byte, error) {
+	return fetchKubeconfig(ctx, access.New(t.Nodes, t.SSH))
+}
+
+func fetchKubeconfig(ctx context.Context, api *access.Cluster) ([]byte, error) {
+	data, h, err := api.AdminKubeconfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the admin kubeconfig (has apply run?): %w", err)
 	}
-	return nil, fmt.Errorf("no control-plane host has an admin kubeconfig yet (has apply run?): %w", errors.Join(errs...))
+	if _, err := clientcmd.Load(data); err != nil {
+		return nil, fmt.Errorf("%s: %s is not a kubeconfig: %w", h.Name(), access.AdminConf, err)
+	}
+	return data, nil
 }
 
 // WriteKubeconfig writes data to path with mode 0600, atomically, and reports whether the file

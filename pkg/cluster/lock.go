@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/ssh"
-	"github.com/slipway-dev/slipway/pkg/steps"
 )
 
 // The apply lock is a file on the leader: every apply, before and after the cluster exists,
@@ -23,12 +22,11 @@ const (
 	lockStale   = 2 * time.Minute
 )
 
-// Lock takes the cluster's apply lock on the leader and keeps it fresh until the returned
-// function releases it. A lock held by another live apply is an error naming its holder; a
-// stale one (its holder crashed or was killed) is taken over with a message.
-func Lock(ctx context.Context, env *steps.Env, out io.Writer) (func(), error) {
-	leader := env.Leader()
-	h := env.Hosts[leader.Name]
+// Lock takes the cluster's apply lock on the leader (named leader, reached through h) and keeps
+// it fresh until the returned function releases it. A lock held by another live apply is an
+// error naming its holder; a stale one (its holder crashed or was killed) is taken over with a
+// message.
+func Lock(ctx context.Context, leader string, h ssh.Host, out io.Writer) (func(), error) {
 	owner := lockOwner()
 	script := fmt.Sprintf(`set -eu
 mkdir -p /var/lib/slipway
@@ -37,7 +35,7 @@ echo "held $(( $(date +%%s) - $(stat -c %%Y %s) )) $(head -n1 %s)"
 `, ssh.Quote(owner), lockPath, lockPath, lockPath)
 	out1, err := h.Script(ctx, "take the apply lock", script).Output()
 	if err != nil {
-		return nil, fmt.Errorf("taking the apply lock on %s: %w", leader.Name, err)
+		return nil, fmt.Errorf("taking the apply lock on %s: %w", leader, err)
 	}
 	state := strings.TrimSpace(string(out1))
 	if state != "acquired" {
@@ -48,12 +46,12 @@ echo "held $(( $(date +%%s) - $(stat -c %%Y %s) )) $(head -n1 %s)"
 			holder = fields[1]
 		}
 		if time.Duration(age)*time.Second < lockStale && !holderGone(holder) {
-			return nil, fmt.Errorf("another apply holds the lock %s on %s (%s, refreshed %ds ago); wait for it to finish, or, if it is gone, wait %s for the lock to go stale", lockPath, leader.Name, holder, age, lockStale)
+			return nil, fmt.Errorf("another apply holds the lock %s on %s (%s, refreshed %ds ago); wait for it to finish, or, if it is gone, wait %s for the lock to go stale", lockPath, leader, holder, age, lockStale)
 		}
-		fmt.Fprintf(out, "Taking over a stale apply lock on %s held by %s (not refreshed for %ds, or its process is gone)\n", leader.Name, holder, age)
+		fmt.Fprintf(out, "Taking over a stale apply lock on %s held by %s (not refreshed for %ds, or its process is gone)\n", leader, holder, age)
 		take := fmt.Sprintf("printf '%%s\\n' %s > %s", ssh.Quote(owner), lockPath)
 		if err := h.Script(ctx, "take over the stale apply lock", take).Run(); err != nil {
-			return nil, fmt.Errorf("taking over the apply lock on %s: %w", leader.Name, err)
+			return nil, fmt.Errorf("taking over the apply lock on %s: %w", leader, err)
 		}
 	}
 	refreshCtx, stop := context.WithCancel(context.WithoutCancel(ctx))

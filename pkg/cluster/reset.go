@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/probe"
 	"github.com/slipway-dev/slipway/pkg/scripts"
-	"github.com/slipway-dev/slipway/pkg/steps"
+	"github.com/slipway-dev/slipway/pkg/ssh"
 	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
@@ -28,7 +30,9 @@ type ResetOptions struct {
 	RemoveBinaries bool
 	AutoApprove    bool
 	Confirm        func(question string) (bool, error)
-	Out            io.Writer
+	// Parallel bounds how many hosts are probed and reset at once.
+	Parallel int
+	Out      io.Writer
 }
 
 var (
@@ -38,60 +42,59 @@ var (
 
 // Reset tears the cluster down: worker machines first (so no cloud server is left behind),
 // then kubeadm reset and a clean-up of every host, which ends ready for a new apply.
-func Reset(ctx context.Context, env *steps.Env, opts ResetOptions) error {
-	fmt.Fprintf(opts.Out, "Probing %d hosts...\n", len(env.Nodes))
-	if err := probeHosts(ctx, env); err != nil {
+func Reset(ctx context.Context, t *Target, opts ResetOptions) error {
+	fmt.Fprintf(opts.Out, "Probing %d hosts...\n", len(t.Nodes))
+	observed, err := probe.Hosts(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, Parallel: opts.Parallel})
+	if err != nil {
 		return err
 	}
 	var names []string
-	for _, n := range env.Nodes {
+	for _, n := range observed.Nodes {
 		names = append(names, n.Name)
 	}
-	fmt.Fprintf(opts.Out, "Reset will destroy cluster %q and wipe Kubernetes from %s.\n", env.Cluster.Name, strings.Join(names, ", "))
-	if err := confirm(ApplyOptions{AutoApprove: opts.AutoApprove, Confirm: opts.Confirm}); err != nil {
+	fmt.Fprintf(opts.Out, "Reset will destroy cluster %q and wipe Kubernetes from %s.\n", t.Manifest.Name, strings.Join(names, ", "))
+	if err := confirm(opts.AutoApprove, opts.Confirm); err != nil {
 		return err
 	}
 	start := time.Now()
 	if opts.DestroyWorkers {
-		if err := destroyWorkers(ctx, env, opts.Out); err != nil {
+		if err := destroyWorkers(ctx, access.New(observed.Nodes, t.SSH), opts.Out); err != nil {
 			return err
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(env.Nodes))
-	for i, n := range env.Nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			script, err := scripts.Reset(env.Facts[n.Name].OS, scripts.ResetParams{Cluster: env.Cluster, RemoveBinaries: opts.RemoveBinaries})
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			began := time.Now()
-			if err := env.Hosts[n.Name].Script(ctx, "reset", script).Run(); err != nil {
-				errs[i] = err
-				return
-			}
-			fmt.Fprintf(opts.Out, "[%s] reset done in %s\n", n.Name, time.Since(began).Round(100*time.Millisecond))
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var outMu sync.Mutex // hosts finish at once; keep their lines whole
+	err = ssh.Each(ctx, observed.Nodes, opts.Parallel, func(ctx context.Context, n *inventory.Node) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		script, err := scripts.Reset(observed.Facts[n.Name].OS, scripts.ResetParams{Cluster: t.Manifest, RemoveBinaries: opts.RemoveBinaries})
+		if err != nil {
+			return err
+		}
+		began := time.Now()
+		if err := t.SSH.Host(n.Target).Script(ctx, "reset", script).Run(); err != nil {
+			return err
+		}
+		outMu.Lock()
+		defer outMu.Unlock()
+		fmt.Fprintf(opts.Out, "[%s] reset done in %s\n", n.Name, time.Since(began).Round(100*time.Millisecond))
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "Cluster %q reset in %s. %s is stale now; apply creates a new one.\n", env.Cluster.Name, time.Since(start).Round(time.Second), KubeconfigPath(env.Cluster.Name))
+	fmt.Fprintf(opts.Out, "Cluster %q reset in %s. %s is stale now; apply creates a new one.\n", t.Manifest.Name, time.Since(start).Round(time.Second), KubeconfigPath(t.Manifest.Name))
 	return nil
 }
 
 // destroyWorkers deletes the MachineDeployments and waits for every Machine to be gone, so the
 // machine-controller releases the cloud servers while it still runs.
-func destroyWorkers(ctx context.Context, env *steps.Env, out io.Writer) error {
-	if _, err := env.Kube(ctx); err != nil {
+func destroyWorkers(ctx context.Context, api *access.Cluster, out io.Writer) error {
+	if _, err := api.Kube(ctx); err != nil {
 		fmt.Fprintf(out, "No cluster answers (%v); no worker machines to delete.\n", err)
 		return nil
 	}
-	c, err := env.WaitAPI(ctx, 30*time.Second)
+	c, err := api.WaitAPI(ctx, 30*time.Second)
 	if err != nil {
 		fmt.Fprintf(out, "The cluster does not answer; no worker machines to delete: %v\n", err)
 		return nil

@@ -1,5 +1,6 @@
 // Package inventory lists the hosts of a cluster manifest with their roles and the SSH targets
-// that reach them. It is the one place where manifest host fields become connection settings.
+// that reach them, and says what each host's Node should carry (labels, annotations, taints).
+// It is the one place where manifest host fields become connection settings.
 package inventory
 
 import (

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -176,9 +177,13 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "pending CSRs and metadata drift",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), PendingCSRs: true, MetadataDrift: []string{"w-1"}},
-			obs:     converged(hostsHA(), "1.34.1", nil),
-			want:    "approve-csrs; node-metadata on w-1",
+			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.34.1", nil)
+				o.Cluster.PendingCSRs, o.Cluster.MetadataDrift = true, []string{"w-1"}
+				return o
+			}(),
+			want: "approve-csrs; node-metadata on w-1",
 		},
 	}
 	for _, tt := range tests {
@@ -192,6 +197,11 @@ func TestBuild(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, s := range p.Steps {
+				if !slices.Contains(Names, s.Name) {
+					t.Errorf("step %q is missing from Names, so no test checks that a phase runs it", s.Name)
+				}
 			}
 			if got := names(p); got != tt.want {
 				t.Errorf("steps:\n got: %s\nwant: %s", got, tt.want)

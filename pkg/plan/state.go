@@ -1,8 +1,9 @@
-// Package plan decides what apply must do: from the desired cluster (the manifest) and the
-// observed state of every host and of the running cluster, it derives an ordered list of named
-// steps, each bound to a host and carrying the reason it is needed. It is a pure function, so
-// every decision (install, join, repair, upgrade, nothing) is unit-tested without a host; the
-// steps package executes the plan.
+// Package plan decides what apply must do: from the desired cluster (what the manifest renders)
+// and the observed state of every host and of the running cluster (what the probe saw), Build
+// derives an ordered list of named steps, each bound to a host and carrying the reason it is
+// needed. Build is a pure function, so every decision (install, join, repair, upgrade, nothing)
+// is unit-tested without a host. The package owns the two states' shapes and the step names;
+// the probe fills Observed, and the phases package runs the steps.
 package plan
 
 import "time"
@@ -78,10 +79,44 @@ type ClusterState struct {
 	CNIReady bool `json:"cniReady,omitempty"`
 	// Addons lists what slipway has applied, by name, with the hash of what was applied.
 	Addons map[string]string `json:"addons,omitempty"`
+	// PendingCSRs is true when kubelet serving certificate requests of the manifest's hosts
+	// await approval.
+	PendingCSRs bool `json:"pendingCSRs,omitempty"`
+	// MetadataDrift lists, sorted, the manifest's hosts whose Node lacks some of the host's
+	// labels, annotations or taints.
+	MetadataDrift []string `json:"metadataDrift,omitempty"`
+	// MachineDeploymentKubelets maps each MachineDeployment in the workers' namespace to its
+	// kubelet version.
+	MachineDeploymentKubelets map[string]string `json:"machineDeploymentKubelets,omitempty"`
 }
 
 // Observed is everything probing found.
 type Observed struct {
 	Hosts   []HostState  `json:"hosts"`
 	Cluster ClusterState `json:"cluster"`
+}
+
+// DesiredHost is a host as the manifest wants it.
+type DesiredHost struct {
+	Name         string
+	Address      string
+	Role         Role
+	Leader       bool
+	UpgradeIndex int
+	// PrereqHash is the hash of the prerequisites script the host should have run; a host that
+	// ran another one (the registries or proxy changed) runs it again.
+	PrereqHash string
+}
+
+// Desired is the cluster the manifest describes, reduced to what planning compares.
+type Desired struct {
+	// Version is the Kubernetes version without "v", e.g. 1.34.1.
+	Version string
+	Hosts   []DesiredHost
+	// Addons maps addon names (cni, machine-controller, machine-deployments) to the hash of
+	// what slipway would apply now.
+	Addons map[string]string
+	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
+	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
+	KubeletUpgrades []string
 }

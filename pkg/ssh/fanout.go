@@ -6,12 +6,40 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// DefaultParallel is ForEach's concurrency when the caller passes 0: high
-// enough that a typical cluster's hosts go in one or two waves, low enough
-// not to trip sshd's MaxStartups behind one bastion or swamp a laptop.
+// DefaultParallel is the concurrency of Each and ForEach when the caller
+// passes 0: high enough that a typical cluster's hosts go in one or two
+// waves, low enough not to trip sshd's MaxStartups behind one bastion or
+// swamp a laptop.
 const DefaultParallel = 10
+
+// Each runs fn for every item, at most parallel at a time (0 or less means
+// DefaultParallel), and waits for all of them. It is slipway's one fan-out:
+// probing hosts, running a parallel group of a plan and resetting hosts all
+// go through it. A failing item does not stop the others; every failure
+// comes back, joined with errors.Join in the order of items. fn runs for
+// every item even after ctx is cancelled, so that each item's error says
+// which item it was: fn checks ctx before it starts work.
+func Each[T any](ctx context.Context, items []T, parallel int, fn func(context.Context, T) error) error {
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	errs := make([]error, len(items))
+	var g errgroup.Group
+	g.SetLimit(parallel)
+	for i, item := range items {
+		// Go waits for a free slot; each goroutine writes only its own errs[i].
+		g.Go(func() error {
+			errs[i] = fn(ctx, item)
+			return nil
+		})
+	}
+	_ = g.Wait() // every goroutine returns nil: the errors are in errs
+	return errors.Join(errs...)
+}
 
 // Event reports one host's progress through ForEach: once when it starts
 // and once when it is done (Done true, Err its error).
@@ -22,21 +50,12 @@ type Event struct {
 	Elapsed time.Duration
 }
 
-// ForEach runs fn for every target, at most parallel at a time (0 means
-// DefaultParallel). It waits for all of them and returns every failure
-// joined with errors.Join, each naming its host. Once ctx is cancelled,
-// targets not yet started fail with ctx's error. progress, if not nil,
-// gets an Event when each host starts and finishes; calls are serialized.
+// ForEach is Each over SSH targets: every failure names its host, and
+// progress, if not nil, gets an Event when each host starts and finishes
+// (calls are serialized). Once ctx is cancelled, hosts not started yet fail
+// with ctx's error and get only their Done event.
 func ForEach(ctx context.Context, targets []Target, parallel int, fn func(context.Context, Target) error, progress func(Event)) error {
-	if parallel <= 0 {
-		parallel = DefaultParallel
-	}
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs = make([]error, len(targets))
-		sem  = make(chan struct{}, parallel)
-	)
+	var mu sync.Mutex
 	report := func(e Event) {
 		if progress != nil {
 			mu.Lock()
@@ -44,40 +63,21 @@ func ForEach(ctx context.Context, targets []Target, parallel int, fn func(contex
 			mu.Unlock()
 		}
 	}
-	for i, t := range targets {
-		acquired := false
-		if ctx.Err() == nil {
-			select {
-			case sem <- struct{}{}:
-				acquired = true
-			case <-ctx.Done():
-			}
+	return Each(ctx, targets, parallel, func(ctx context.Context, t Target) error {
+		if err := ctx.Err(); err != nil {
+			err = withHost(t, err)
+			report(Event{Host: t.String(), Done: true, Err: err})
+			return err
 		}
-		// Both cases of the select may be ready at once; check again so no
-		// host starts after cancellation.
-		if acquired && ctx.Err() != nil {
-			<-sem
-			acquired = false
+		start := time.Now()
+		report(Event{Host: t.String()})
+		err := fn(ctx, t)
+		if err != nil {
+			err = withHost(t, err)
 		}
-		if !acquired {
-			errs[i] = withHost(t, ctx.Err())
-			report(Event{Host: t.String(), Done: true, Err: errs[i]})
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			start := time.Now()
-			report(Event{Host: t.String()})
-			err := fn(ctx, t)
-			if err != nil {
-				errs[i] = withHost(t, err)
-			}
-			report(Event{Host: t.String(), Done: true, Err: errs[i], Elapsed: time.Since(start)})
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		report(Event{Host: t.String(), Done: true, Err: err, Elapsed: time.Since(start)})
+		return err
+	})
 }
 
 // withHost prefixes err with the host unless it already names it.

@@ -96,3 +96,22 @@ func TestForEachCancelled(t *testing.T) {
 		t.Fatalf("ran %d, err %v; want 1 run and 4 cancelled hosts", ran.Load(), err)
 	}
 }
+
+// TestEachJoinsEveryErrorInOrder runs Each over plain values: every item runs, even those
+// after a failure, and the errors come back in the order of the items.
+func TestEachJoinsEveryErrorInOrder(t *testing.T) {
+	var ran atomic.Int32
+	err := ssh.Each(context.Background(), []int{1, 2, 3, 4, 5, 6}, 2, func(_ context.Context, i int) error {
+		ran.Add(1)
+		if i%2 == 0 {
+			return errors.New("even " + itoa(i))
+		}
+		return nil
+	})
+	if ran.Load() != 6 || err == nil || err.Error() != "even 2\neven 4\neven 6" {
+		t.Fatalf("ran %d, err %q; want all 6 run and the even ones' errors in order", ran.Load(), err)
+	}
+	if err := ssh.Each(context.Background(), []string(nil), 0, func(context.Context, string) error { return errors.New("no items, no calls") }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,13 +20,18 @@ var rules = []struct {
 	forbidden []string
 	why       string
 }{
-	{"pkg/apis/", []string{"pkg/cli", "pkg/cluster", "pkg/steps", "pkg/ssh", "pkg/controller", "pkg/cloud", "pkg/config", "pkg/terraform"}, "API types are the bottom layer"},
-	{"pkg/ssh", []string{"pkg/apis", "pkg/cli", "pkg/cluster", "pkg/steps", "pkg/config"}, "the SSH layer only ships strings and files"},
-	{"pkg/scripts", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
-	{"pkg/kubeadm", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
-	{"pkg/addons", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "renderers are pure functions"},
-	{"pkg/plan", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/steps"}, "planning is a pure function"},
-	{"pkg/controller", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster", "pkg/steps"}, "controllers talk to clouds only through pkg/cloud"},
+	{"pkg/apis/", []string{"pkg/cli", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/ssh", "pkg/controller", "pkg/cloud", "pkg/config", "pkg/terraform"}, "API types are the bottom layer"},
+	{"pkg/ssh", []string{"pkg/apis", "pkg/cli", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/config"}, "the SSH layer only ships strings and files"},
+	{"pkg/scripts", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
+	{"pkg/kubeadm", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
+	{"pkg/addons", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
+	{"pkg/plan", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access", "pkg/applied", "pkg/inventory"}, "planning is a pure function of the desired and observed states"},
+	{"pkg/probe", []string{"pkg/phases", "pkg/cluster", "pkg/cli"}, "the probe observes: it uses nothing of the executor, so observing can never change the cluster"},
+	{"pkg/phases", []string{"pkg/probe", "pkg/cluster", "pkg/cli"}, "phases act on what they are given: observing is the probe's job and deciding is the plan's"},
+	{"pkg/access", []string{"pkg/phases", "pkg/probe", "pkg/cluster", "pkg/cli"}, "access to the cluster sits below the probe and the phases, which share it"},
+	{"pkg/applied", []string{"pkg/phases", "pkg/probe", "pkg/cluster", "pkg/cli", "pkg/ssh"}, "the record of what was applied sits below the probe and the phases, which share it"},
+	{"pkg/inventory", []string{"pkg/phases", "pkg/probe", "pkg/cluster", "pkg/access", "pkg/kube"}, "the inventory is the manifest's hosts, below everything that reaches them"},
+	{"pkg/controller", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster", "pkg/phases", "pkg/probe"}, "controllers talk to clouds only through pkg/cloud"},
 	{"pkg/webhook", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster"}, "admission makes no cloud calls"},
 	{"pkg/cloud", []string{"pkg/controller", "pkg/webhook", "pkg/cli", "pkg/cluster", "pkg/ssh"}, "providers sit below the controllers"},
 	{"pkg/", []string{"pkg/cli", "test/", "cmd/"}, "only main packages use the CLI, and product code never imports tests"},
@@ -67,6 +72,13 @@ func TestLayering(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range rules {
+		for _, p := range append([]string{r.pkg}, r.forbidden...) {
+			if _, err := os.Stat(filepath.Join(root, strings.TrimSuffix(p, "/"))); err != nil {
+				t.Errorf("rule for %s names %s, which does not exist: a rename left the rule checking nothing", r.pkg, p)
+			}
+		}
 	}
 	if checked < 50 {
 		t.Fatalf("checked only %d files; the walk is broken", checked)

@@ -36,6 +36,11 @@ type Response struct {
 	ExitStatus int
 	// Err, if set, is returned instead (e.g. an *ssh.ConnectError).
 	Err error
+	// Hold, if set, runs before the command answers, outside the host's
+	// lock, with the command's context. A test uses it to keep commands in
+	// flight, to see how many hosts are worked on at once. An error it
+	// returns fails the command.
+	Hold func(ctx context.Context) error
 }
 
 // File is an uploaded file.
@@ -142,6 +147,11 @@ func (h *Host) run(ctx context.Context, c *ssh.Cmd, stdout, stderr io.Writer) er
 		call.Stdin = data
 	}
 	r := h.record(call)
+	if r.Hold != nil {
+		if err := r.Hold(ctx); err != nil {
+			return err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

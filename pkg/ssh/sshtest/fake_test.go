@@ -54,3 +54,42 @@ func TestHost(t *testing.T) {
 		t.Fatalf("invalid env: %v, %d calls", err, len(h.Calls()))
 	}
 }
+
+func TestHoldKeepsACommandInFlight(t *testing.T) {
+	release := make(chan struct{})
+	held := make(chan struct{})
+	h := sshtest.NewHost("w-1").On(`^sleep`, sshtest.Response{Stdout: "done\n", Hold: func(ctx context.Context) error {
+		close(held)
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	out := make(chan string, 1)
+	go func() {
+		b, _ := h.Command(context.Background(), "sleep", "1").Output()
+		out <- string(b)
+	}()
+	<-held
+	// The held command does not block the host: others run meanwhile.
+	if err := h.Command(context.Background(), "true").Run(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-out:
+		t.Fatalf("the held command answered %q before it was released", got)
+	default:
+	}
+	close(release)
+	if got := <-out; got != "done\n" {
+		t.Fatalf("released command printed %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h2 := sshtest.NewHost("w-2").On(`^sleep`, sshtest.Response{Hold: func(ctx context.Context) error { return ctx.Err() }})
+	if err := h2.Command(ctx, "sleep", "1").Run(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a hold that fails must fail the command: %v", err)
+	}
+}

@@ -1,0 +1,19 @@
+package kube
+
+import corev1 "k8s.io/api/core/v1"
+
+// NodeReady reports the Node's Ready condition.
+func NodeReady(n *corev1.Node) bool {
+	return ReadyCondition(n).Status == corev1.ConditionTrue
+}
+
+// ReadyCondition returns the Node's Ready condition, or one with an empty status and a message
+// saying there is none yet.
+func ReadyCondition(n *corev1.Node) corev1.NodeCondition {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c
+		}
+	}
+	return corev1.NodeCondition{Type: corev1.NodeReady, Message: "no Ready condition yet"}
+}

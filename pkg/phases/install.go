@@ -1,0 +1,78 @@
+package phases
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/scripts"
+)
+
+// The install-kubernetes phase installs kubeadm, kubelet and kubectl at the manifest's exact
+// version, from the manifest's assets: package repositories, downloads, or files uploaded from
+// the operator's machine first.
+var _ = register(Phase{
+	Name:  plan.StepInstall,
+	Short: "install kubeadm, kubelet and kubectl at the manifest's version",
+	Run:   func(ctx context.Context, r *Run, host string) error { return installKubernetes(ctx, r, host) },
+})
+
+// installRun is what installing the binaries reads of a run.
+type installRun interface {
+	nodes
+	manifest
+}
+
+func installKubernetes(ctx context.Context, r installRun, host string) error {
+	n, err := r.Node(host)
+	if err != nil {
+		return err
+	}
+	return installBinaries(ctx, r.Manifest(), n)
+}
+
+// installBinaries installs the manifest's kubeadm, kubelet and kubectl on n; upgrades use it too.
+func installBinaries(ctx context.Context, c *v1beta1.Cluster, n Node) error {
+	arch, err := n.Facts.GoArch()
+	if err != nil {
+		return err
+	}
+	if up := c.Assets.Upload; up != nil {
+		if err := uploadBinaries(ctx, c, n, up.Directory); err != nil {
+			return err
+		}
+	}
+	script, err := scripts.InstallKubernetes(n.Facts.OS, scripts.InstallParams{Cluster: c, Arch: arch})
+	if err != nil {
+		return err
+	}
+	return n.SSH.Script(ctx, "install-kubernetes", script).Run()
+}
+
+// uploadBinaries copies kubeadm, kubelet and kubectl (and their .sha256 files when present)
+// from the operator's directory to the host's upload directory, streaming each file.
+func uploadBinaries(ctx context.Context, c *v1beta1.Cluster, n Node, dir string) error {
+	dst := scripts.UploadDir("v" + strings.TrimPrefix(c.Versions.Kubernetes, "v"))
+	for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
+		for _, file := range []string{name, name + ".sha256"} {
+			src := filepath.Join(dir, file)
+			f, err := os.Open(src)
+			if os.IsNotExist(err) && file != name {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("assets.upload.directory: %w", err)
+			}
+			err = n.SSH.Upload(ctx, f, filepath.Join(dst, file), 0o755, "root")
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package phases
+
+import (
+	"bytes"
+	"context"
+	"path"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/pkg/scripts"
+)
+
+// Where slipway keeps the kubeadm configurations it renders. They hold bootstrap tokens and
+// certificate keys, so they are root-only.
+const (
+	kubeadmDir    = "/etc/slipway/kubeadm"
+	initConfig    = kubeadmDir + "/init.yaml"
+	joinConfig    = kubeadmDir + "/join.yaml"
+	upgradeConfig = kubeadmDir + "/upgrade.yaml"
+	apiTimeout    = 5 * time.Minute
+	goPreflight   = "HTTPProxyCIDR" // see NodeParams
+)
+
+// KubeletParams are the cluster-wide kubelet settings that depend on what the hosts reported:
+// cgroup v1 on any host, and a loopback-only resolv.conf on any host.
+func (r *Run) KubeletParams() kubeadm.KubeletParams {
+	var p kubeadm.KubeletParams
+	for _, f := range r.cfg.Facts {
+		if f.CgroupVersion == 1 {
+			p.CgroupV1 = true
+		}
+		if f.ResolvLoopback {
+			p.ResolvConf = scripts.KubeletResolvConf
+		}
+	}
+	return p
+}
+
+// NodeParams are the kubeadm settings of one host. HTTPProxyCIDR is among the preflight errors
+// always ignored: kubeadm binaries built with Go 1.26 fail it on every host (net/url rejects
+// the bracketed IPv4 literal kubeadm builds, kubernetes/kubernetes#135013), and slipway sets
+// NO_PROXY for the cluster networks itself.
+func (r *Run) NodeParams(n Node) (kubeadm.NodeParams, error) {
+	ignores, err := kubeadm.PreflightIgnores(r.cfg.Manifest, r.KubeletParams().CgroupV1, goPreflight)
+	if err != nil {
+		return kubeadm.NodeParams{}, err
+	}
+	return kubeadm.NodeParams{Host: n.Host, Name: n.Name, IgnorePreflightErrors: ignores}, nil
+}
+
+// writeKubeadmFiles uploads a kubeadm configuration to dst on n, and n's kubelet patch, if any.
+func writeKubeadmFiles(ctx context.Context, n Node, dst string, cfg []byte) error {
+	if err := n.SSH.Command(ctx, "install", "-d", "-m", "0700", path.Dir(dst), kubeadm.PatchesDir).Run(); err != nil {
+		return err
+	}
+	if patch, ok, err := kubeadm.KubeletPatch(n.Host); err != nil {
+		return err
+	} else if ok {
+		if err := n.SSH.Upload(ctx, bytes.NewReader(patch), path.Join(kubeadm.PatchesDir, kubeadm.KubeletPatchFile), 0o600, "root"); err != nil {
+			return err
+		}
+	}
+	return n.SSH.Upload(ctx, bytes.NewReader(cfg), dst, 0o600, "root")
+}

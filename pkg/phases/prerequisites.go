@@ -1,0 +1,40 @@
+package phases
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/plan"
+)
+
+// The prerequisites phase prepares a host for kubeadm with the script the manifest rendered
+// for it, then records the script's hash on the host, so that the next apply runs it again
+// only when the manifest's registries, proxy or versions change it.
+var _ = register(Phase{
+	Name:  plan.StepPrerequisites,
+	Short: "turn swap off, load kernel modules, set sysctls, install and configure containerd",
+	Run:   func(ctx context.Context, r *Run, host string) error { return prerequisites(ctx, r, host) },
+})
+
+// prerequisitesRun is what the prerequisites phase reads of a run.
+type prerequisitesRun interface {
+	nodes
+	Rendered() Rendered
+}
+
+func prerequisites(ctx context.Context, r prerequisitesRun, host string) error {
+	n, err := r.Node(host)
+	if err != nil {
+		return err
+	}
+	script, ok := r.Rendered().PrereqScripts[host]
+	if !ok {
+		return fmt.Errorf("no prerequisites script was rendered for %s", host)
+	}
+	if err := n.SSH.Script(ctx, "prerequisites", script).Run(); err != nil {
+		return err
+	}
+	return n.SSH.Upload(ctx, strings.NewReader(applied.Hash([]byte(script))+"\n"), applied.PrereqHashFile, 0o644, "root")
+}

@@ -1,0 +1,141 @@
+package phases
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/etcd"
+	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/scripts"
+	"github.com/slipway-dev/slipway/pkg/ssh"
+)
+
+// Config is what one apply run's phases work from.
+type Config struct {
+	// Manifest is the cluster as loaded, merged, defaulted and validated.
+	Manifest *v1beta1.Cluster
+	// Nodes are the hosts as the probe settled them (probe.Observed.Nodes), and Facts what each
+	// reported, by node name.
+	Nodes []*inventory.Node
+	Facts map[string]scripts.Facts
+	// SSH reaches each node's target.
+	SSH ssh.Hosts
+	// API reaches the running cluster.
+	API *access.Cluster
+	// Rendered is what the manifest rendered for the phases that install it.
+	Rendered Rendered
+	// Log receives the progress of every step and what the phases changed, a line at a time
+	// even when phases run at once.
+	Log io.Writer
+}
+
+// Rendered is what the manifest rendered for this run: exactly what the plan's hashes were
+// computed from, so a phase installs what the plan compared.
+type Rendered struct {
+	// PrereqScripts are the prerequisites scripts by node name. They may hold registry
+	// credentials: never log them.
+	PrereqScripts map[string]string
+	// CNI holds the CNI's manifests, empty when the manifest brings its own CNI.
+	CNI []byte
+	// MachineDeployments are the manifest's worker pools, and KubeletBumps the kubelet-only
+	// partial MachineDeployments of pools the manifest does not declare.
+	MachineDeployments, KubeletBumps []byte
+	// MachineControllerHash is the machine-controller's hash that the plan compared.
+	MachineControllerHash string
+}
+
+// Run is what the phases of one apply run share. NewRun builds it, and nothing changes it
+// afterwards except the join credentials, which the first join (or init) sets under their
+// lock, and the API client that access.Cluster keeps. Phases read it through narrow
+// interfaces of their own.
+type Run struct {
+	cfg  Config
+	join joinCredentials
+
+	logMu sync.Mutex // keeps lines whole on cfg.Log
+}
+
+// NewRun returns the shared state of a run. It keeps its own copies of cfg's maps and slices,
+// so its caller may do as it likes with them.
+func NewRun(cfg Config) *Run {
+	cfg.Nodes = append([]*inventory.Node(nil), cfg.Nodes...)
+	cfg.Facts = maps.Clone(cfg.Facts)
+	cfg.Rendered.PrereqScripts = maps.Clone(cfg.Rendered.PrereqScripts)
+	return &Run{cfg: cfg}
+}
+
+// Node is one host of the run: its manifest entry, what it reported, and SSH to it.
+type Node struct {
+	*inventory.Node
+	Facts scripts.Facts
+	SSH   ssh.Host
+}
+
+// Node returns the host whose node name is name.
+func (r *Run) Node(name string) (Node, error) {
+	for _, n := range r.cfg.Nodes {
+		if n.Name == name {
+			return Node{Node: n, Facts: r.cfg.Facts[name], SSH: r.cfg.SSH.Host(n.Target)}, nil
+		}
+	}
+	return Node{}, fmt.Errorf("no host named %q in the manifest", name)
+}
+
+// Nodes returns every host, leader first, then control planes, then static workers.
+func (r *Run) Nodes() []*inventory.Node { return r.cfg.Nodes }
+
+// Leader returns the leader.
+func (r *Run) Leader() (Node, error) {
+	l := inventory.Leader(r.cfg.Nodes)
+	if l == nil {
+		return Node{}, fmt.Errorf("the manifest has no leader")
+	}
+	return r.Node(l.Name)
+}
+
+// Manifest is the cluster's manifest. Phases only read it.
+func (r *Run) Manifest() *v1beta1.Cluster { return r.cfg.Manifest }
+
+// Rendered is what the manifest rendered for this run.
+func (r *Run) Rendered() Rendered { return r.cfg.Rendered }
+
+// Kube returns the cluster's API client.
+func (r *Run) Kube(ctx context.Context) (*kube.Client, error) { return r.cfg.API.Kube(ctx) }
+
+// WaitAPI waits until the API answers.
+func (r *Run) WaitAPI(ctx context.Context, timeout time.Duration) (*kube.Client, error) {
+	return r.cfg.API.WaitAPI(ctx, timeout)
+}
+
+// Reconnect drops the API client after the cluster was initialised: the next Kube reads the
+// new admin kubeconfig.
+func (r *Run) Reconnect() { r.cfg.API.Forget() }
+
+// Etcd connects to the cluster's etcd; the caller closes the client.
+func (r *Run) Etcd(ctx context.Context) (*etcd.Client, error) { return r.cfg.API.Etcd(ctx) }
+
+// Logf writes a line about what a phase changed, under the step's progress line.
+func (r *Run) Logf(host, format string, args ...any) {
+	prefix := ""
+	if host != "" {
+		prefix = "[" + host + "] "
+	}
+	r.printf("         %s%s\n", prefix, fmt.Sprintf(format, args...))
+}
+
+// printf writes to the log, one whole write at a time.
+func (r *Run) printf(format string, args ...any) {
+	if r.cfg.Log == nil {
+		return
+	}
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	fmt.Fprintf(r.cfg.Log, format, args...)
+}

@@ -1,0 +1,156 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// upgradePreflight comes first when the cluster runs an older version: it checks that the
+// upgrade can go ahead before any host changes, the new version's prerequisites included.
+func (b *builder) upgradePreflight() {
+	if b.upgrading {
+		b.add(StepUpgradePreflight, "", fmt.Sprintf("the cluster runs %s; want %s", b.o.Cluster.Version, b.d.Version), false)
+	}
+}
+
+// prerequisites runs on every host where containerd is not running, swap is on, or the
+// prerequisites script it ran differs from the one the manifest renders now.
+func (b *builder) prerequisites() {
+	for _, dh := range b.d.Hosts {
+		h := b.hosts[dh.Name]
+		if !h.ContainerdActive || h.SwapActive || (dh.PrereqHash != "" && h.PrereqHash != dh.PrereqHash) {
+			b.add(StepPrerequisites, dh.Name, prereqReason(h, dh), true)
+		}
+	}
+}
+
+// binaries installs kubeadm, kubelet and kubectl on hosts that have not joined yet and lack the
+// version. Joined hosts change version only through an upgrade.
+func (b *builder) binaries() {
+	for _, dh := range b.d.Hosts {
+		h := b.hosts[dh.Name]
+		if !h.Joined && !versionsAre(h, b.d.Version) {
+			b.add(StepInstall, dh.Name, fmt.Sprintf("kubeadm %s, kubelet %s installed; want %s", orNone(h.KubeadmVersion), orNone(h.KubeletVersion), b.d.Version), true)
+		}
+	}
+}
+
+// initialise creates the cluster on the leader when none answers. A leader that already holds
+// an admin kubeconfig was initialised by a run that did not finish: that init is completed
+// rather than done again.
+func (b *builder) initialise() {
+	switch {
+	case b.o.Cluster.Exists:
+	case b.hosts[b.leader.Name].AdminConf:
+		b.add(StepInitFinish, b.leader.Name, "the leader was initialised but the cluster is not answering or not finished; wait for it and complete the remaining kubeadm phases", false)
+	default:
+		b.add(StepInit, b.leader.Name, "no cluster exists yet", false)
+	}
+}
+
+// joins brings every host that has not joined into the cluster. A host that was reinstalled
+// while the cluster kept its Node (and, for a control plane, its etcd member) has those removed
+// first, which etcd's quorum must allow. The CNI needs only the API: applied before the joins,
+// its pods start on each node as it joins, and the nodes are Ready sooner. A host that has
+// joined but whose Node is gone is not touched: the plan warns about it instead.
+func (b *builder) joins() error {
+	var joinCP, joinW, stale []DesiredHost
+	for _, dh := range b.d.Hosts {
+		h := b.hosts[dh.Name]
+		if dh.Leader || h.Joined {
+			if h.Joined && b.o.Cluster.Exists && b.o.Cluster.Nodes[dh.Name] == nil && !dh.Leader {
+				b.plan.Warnings = append(b.plan.Warnings, brokenHostWarning(dh, b.o))
+			}
+			continue
+		}
+		if b.o.Cluster.Exists && (b.o.Cluster.Nodes[dh.Name] != nil || (dh.Role == ControlPlane && memberOf(b.o.Cluster.Etcd, dh) != nil)) {
+			stale = append(stale, dh)
+		}
+		if dh.Role == ControlPlane {
+			joinCP = append(joinCP, dh)
+		} else {
+			joinW = append(joinW, dh)
+		}
+	}
+	if len(stale) > 0 {
+		if err := checkQuorum(b.o.Cluster.Etcd, stale); err != nil {
+			return err
+		}
+	}
+	b.addon("cni", StepCNI)
+	for _, dh := range stale {
+		b.add(StepRepair, dh.Name, "the host was reinstalled: its old Node (and etcd member) must go before it joins again", false)
+	}
+	for _, dh := range joinCP {
+		b.add(StepJoinControlPlane, dh.Name, "not part of the cluster yet", false)
+	}
+	for _, dh := range joinW {
+		b.add(StepJoinWorker, dh.Name, "not part of the cluster yet", true)
+	}
+	b.joining = len(joinCP)+len(joinW) > 0 || !b.o.Cluster.Exists
+	return nil
+}
+
+// upgrades raises the version node by node: the leader upgrades the cluster-wide components,
+// then control planes by upgradeIndex and workers. Outside an upgrade, a joined node whose
+// kubelet or binaries are not at the version (an interrupted upgrade) is upgraded too.
+func (b *builder) upgrades() {
+	if b.upgrading {
+		b.add(StepUpgradeLeader, b.leader.Name, "the first control plane upgrades the cluster-wide components", false)
+	}
+	for _, dh := range upgradeOrder(b.d.Hosts) {
+		if dh.Leader && b.upgrading {
+			continue
+		}
+		h := b.hosts[dh.Name]
+		n := b.o.Cluster.Nodes[dh.Name]
+		if !h.Joined || n == nil {
+			continue
+		}
+		if b.upgrading || strings.TrimPrefix(n.KubeletVersion, "v") != b.d.Version || !versionsAre(h, b.d.Version) {
+			b.add(StepUpgradeNode, dh.Name, fmt.Sprintf("kubelet %s; want %s", orNone(n.KubeletVersion), b.d.Version), false)
+		}
+	}
+}
+
+// nodes finishes the nodes: kubelet serving certificates approved when nodes joined or
+// requests wait, Node labels, annotations and taints where they differ from the manifest, and
+// a wait for every node to be Ready after joins, upgrades, or when one is not.
+func (b *builder) nodes() {
+	if b.joining || b.o.Cluster.PendingCSRs {
+		b.add(StepApproveCSRs, "", "kubelet serving certificates of new nodes need approval", false)
+	}
+	for _, name := range b.o.Cluster.MetadataDrift {
+		b.add(StepNodeMetadata, name, "Node labels, annotations or taints differ from the manifest", false)
+	}
+	notReady := false
+	for _, dh := range b.d.Hosts {
+		// A joined host whose Node is gone is reported above; waiting for it would only time out.
+		if n := b.o.Cluster.Nodes[dh.Name]; n != nil && !n.Ready {
+			notReady = true
+		}
+	}
+	if b.joining || b.upgrading || notReady {
+		b.add(StepWaitReady, "", "every node must be Ready", false)
+	}
+}
+
+// addons applies the machine-controller and the MachineDeployments when what the manifest
+// renders differs from what was applied last.
+func (b *builder) addons() {
+	b.addon("machine-controller", StepMachineController)
+	b.addon("machine-deployments", StepMachineDeployment)
+}
+
+// addon adds step when the addon's rendered hash differs from the recorded one.
+func (b *builder) addon(name, step string) {
+	want, have := b.d.Addons[name], b.o.Cluster.Addons[name]
+	if want == "" || have == want {
+		return
+	}
+	reason := addonReason(have)
+	if step == StepMachineDeployment && len(b.d.KubeletUpgrades) > 0 {
+		reason = "kubelet upgrade: " + strings.Join(b.d.KubeletUpgrades, ", ")
+	}
+	b.add(step, "", reason, false)
+}

@@ -36,7 +36,7 @@ func (s *Sim) octaviaList(collection string, render renderer) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		s.mu.Lock()
-		objs := render()
+		objs, self := render(), s.st.baseURL+r.URL.Path
 		s.mu.Unlock()
 		var out []map[string]any
 		for _, o := range objs {
@@ -49,7 +49,7 @@ func (s *Sim) octaviaList(collection string, render renderer) http.HandlerFunc {
 				out = append(out, o)
 			}
 		}
-		page, links, e := paginate(out, q, r.URL)
+		page, links, e := paginate(out, q, self)
 		if e != nil {
 			writeError(w, serviceLoadBalancer, e)
 			return
@@ -100,8 +100,8 @@ func octaviaMatch(o map[string]any, q url.Values) (bool, *apiError) {
 }
 
 // paginate sorts (by creation, or the sort keys asked for), starts after the marker and cuts
-// at the limit.
-func paginate(objs []map[string]any, q url.Values, u *url.URL) ([]map[string]any, []any, *apiError) {
+// at the limit, with a link to the next page (at self) when the page is full.
+func paginate(objs []map[string]any, q url.Values, self string) ([]map[string]any, []any, *apiError) {
 	var keys, dirs []string
 	if sortQ := q.Get("sort"); sortQ != "" {
 		for _, kd := range strings.Split(sortQ, ",") {
@@ -158,7 +158,7 @@ func paginate(objs []map[string]any, q url.Values, u *url.URL) ([]map[string]any
 		if n > 0 && len(objs) >= n {
 			objs = objs[:n]
 			next := url.Values{"limit": {l}, "marker": {fmt.Sprint(objs[n-1]["id"])}}
-			links = append(links, map[string]any{"rel": "next", "href": u.Path + "?" + next.Encode()})
+			links = append(links, map[string]any{"rel": "next", "href": self + "?" + next.Encode()})
 		}
 	}
 	return objs, links, nil

@@ -1,0 +1,178 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+)
+
+// TestOpenStackQuickStart applies terraform/openstack against the simulator, plans again and
+// expects no change, reads the slipway_* outputs through slipway's own parser, destroys, and
+// proves through the simulator's introspection and API that nothing is left.
+//
+// terraform-exec drives terraform, as pkg/terraform does for `slipway -t`: its Plan reads
+// -detailed-exitcode for us, and its errors carry terraform's stderr. There is no `terraform
+// init`: with dev_overrides Terraform says to skip it, and it would still ask the registry for
+// the overridden provider.
+func TestOpenStackQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds terraform-provider-openstack and runs terraform; skipped under -short")
+	}
+	bin := component(t, "terraform", func() (string, error) { return exec.LookPath("terraform") })
+	work := t.TempDir()
+	cliConfig := filepath.Join(work, "terraform.rc")
+	component(t, "terraform-provider-openstack", func() (string, error) {
+		out, err := exec.Command("./provider.sh", "--cli-config", cliConfig).CombinedOutput()
+		return string(out), err
+	})
+
+	sim := openstacktest.New(openstacktest.Options{})
+	defer sim.Close()
+	seeded := snapshot(sim)
+	dir := filepath.Join(work, "openstack")
+	copyConfig(t, "../../terraform/openstack", dir)
+	writeVars(t, dir, work)
+	for k, v := range map[string]string{"TF_CLI_CONFIG_FILE": cliConfig, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1",
+		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
+		"OS_PROJECT_NAME": openstacktest.ProjectName, "OS_USER_DOMAIN_NAME": openstacktest.DomainName,
+		"OS_PROJECT_DOMAIN_NAME": openstacktest.DomainName, "OS_REGION_NAME": sim.Region()} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"OS_CLOUD", "OS_TOKEN", "OS_PROJECT_ID", "OS_TENANT_NAME", "OS_APPLICATION_CREDENTIAL_ID"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	tf.SetStdout(&log)
+	tf.SetStderr(&log)
+	defer func() {
+		if t.Failed() {
+			t.Logf("terraform output, last 8 KiB:\n%s", tail(log.String(), 8<<10))
+		}
+	}()
+	destroyed := false
+	defer func() {
+		if !destroyed { // leave no state behind a failed run; the simulator goes with the test anyway
+			_ = tf.Destroy(context.Background())
+		}
+	}()
+
+	if err := tf.Apply(ctx); err != nil {
+		t.Fatalf("terraform apply: %v", err)
+	}
+	changes, err := tf.Plan(ctx)
+	if err != nil || changes {
+		t.Fatalf("terraform plan -detailed-exitcode after apply: changes %v, %v", changes, err)
+	}
+	checkOutputs(ctx, t, sim, dir)
+	checkLoadBalancer(t, sim)
+
+	if err := tf.Destroy(ctx); err != nil {
+		t.Fatalf("terraform destroy: %v", err)
+	}
+	destroyed = true
+	checkNothingLeft(ctx, t, sim, seeded)
+}
+
+// component finds or builds something the test needs. When it cannot, the test skips, except
+// under CI=true, where every component must be there.
+func component(t *testing.T, name string, get func() (string, error)) string {
+	t.Helper()
+	out, err := get()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not available, and CI must provide it: %v\n%s", name, err, out)
+		}
+		t.Skipf("%s is not available (%v); .ci/run provides it\n%s", name, err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// copyConfig copies the configuration's files, so that state and lock files never land in
+// the repository.
+func copyConfig(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".tf") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeVars writes terraform.tfvars.json for the simulator: its external network, a seeded
+// image and flavors, and a fresh SSH key (private key 0600).
+func writeVars(t *testing.T, dir, work string) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "slipway-terraform-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(work, "id_ed25519")
+	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key+".pub", ssh.MarshalAuthorizedKey(sshPub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars, err := json.Marshal(map[string]any{
+		"cluster_name": "sim", "external_network_name": "public", "image": "ubuntu-24.04",
+		"bastion_flavor": "m1.small", "control_plane_flavor": "m1.medium", "worker_flavor": "m1.medium",
+		"ssh_user": "debian", "ssh_public_key_file": key + ".pub", "ssh_private_key_file": key,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "terraform.tfvars.json"), vars, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}

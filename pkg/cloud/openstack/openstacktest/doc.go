@@ -2,9 +2,7 @@
 // the API subset Slipway uses: Keystone v3 (password, application-credential and token auth, a
 // service catalog, expiring tokens), Nova (servers with BUILD→ACTIVE/ERROR, metadata, tags,
 // flavors, server groups, availability zones, microversions), Neutron (networks, subnets, ports,
-// security groups, floating IPs), Glance v2 images, Cinder v3 volumes and Octavia v2 load
-// balancers (listeners, pools, members, health monitors; VIPs are Neutron ports, and changes go
-// through Octavia's PENDING_* provisioning statuses). Unmodified gophercloud
+// security groups, floating IPs), Glance v2 images and Cinder v3 volumes. Unmodified gophercloud
 // talks to it, so the provider's unit tests, the controllers' integration tests and the
 // end-to-end suite all exercise the real client code.
 //

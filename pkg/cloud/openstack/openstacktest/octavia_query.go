@@ -21,7 +21,7 @@ func (s *Sim) octaviaGet(root, resource string, render renderer) http.HandlerFun
 		defer s.mu.Unlock()
 		for _, o := range render() {
 			if o["id"] == id {
-				writeJSON(w, http.StatusOK, map[string]any{root: onlyFields(o, r.URL.Query()["fields"])})
+				writeJSON(w, http.StatusOK, map[string]any{root: octaviaFields(o, r.URL.Query()["fields"])})
 				return
 			}
 		}
@@ -49,14 +49,14 @@ func (s *Sim) octaviaList(collection string, render renderer) http.HandlerFunc {
 				out = append(out, o)
 			}
 		}
-		page, links, e := paginate(out, q, self)
+		page, links, e := octaviaPage(out, q, self)
 		if e != nil {
 			writeError(w, serviceLoadBalancer, e)
 			return
 		}
 		items := []any{}
 		for _, o := range page {
-			items = append(items, onlyFields(o, q["fields"]))
+			items = append(items, octaviaFields(o, q["fields"]))
 		}
 		writeJSON(w, http.StatusOK, map[string]any{collection: items, collection + "_links": links})
 	}
@@ -99,9 +99,9 @@ func octaviaMatch(o map[string]any, q url.Values) (bool, *apiError) {
 	return true, nil
 }
 
-// paginate sorts (by creation, or the sort keys asked for), starts after the marker and cuts
+// octaviaPage sorts (by creation, or the sort keys asked for), starts after the marker and cuts
 // at the limit, with a link to the next page (at self) when the page is full.
-func paginate(objs []map[string]any, q url.Values, self string) ([]map[string]any, []any, *apiError) {
+func octaviaPage(objs []map[string]any, q url.Values, self string) ([]map[string]any, []any, *apiError) {
 	var keys, dirs []string
 	if sortQ := q.Get("sort"); sortQ != "" {
 		for _, kd := range strings.Split(sortQ, ",") {
@@ -173,8 +173,8 @@ func compareValues(a, b any) int {
 	return cmp.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
 
-// onlyFields keeps the attributes named by fields parameters, everything when there are none.
-func onlyFields(o map[string]any, fields []string) map[string]any {
+// octaviaFields keeps the attributes named by fields parameters, everything when there are none.
+func octaviaFields(o map[string]any, fields []string) map[string]any {
 	if len(fields) == 0 {
 		return o
 	}

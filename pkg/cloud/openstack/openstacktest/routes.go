@@ -146,8 +146,11 @@ func needsToken(r *http.Request) bool {
 	if r.Method == http.MethodPost && p == "/identity/v3/auth/tokens" {
 		return false
 	}
+	if p == octaviaRoot {
+		return r.Method != http.MethodGet
+	}
 	switch p {
-	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/image", "/volume", "/volume/v3", octaviaRoot:
+	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/image", "/volume", "/volume/v3":
 		return r.Method != http.MethodGet
 	}
 	return true

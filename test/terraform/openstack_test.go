@@ -3,6 +3,7 @@ package terraform
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
@@ -63,14 +64,17 @@ func TestOpenStackQuickStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each step's output is logged when the step fails: plan's shows the changes it found.
 	var log bytes.Buffer
 	tf.SetStdout(&log)
 	tf.SetStderr(&log)
-	defer func() {
-		if t.Failed() {
-			t.Logf("terraform output, last 8 KiB:\n%s", tail(log.String(), 8<<10))
+	step := func(name string, run func() error) {
+		t.Helper()
+		log.Reset()
+		if err := run(); err != nil {
+			t.Fatalf("terraform %s: %v\n%s", name, err, tail(log.String(), 16<<10))
 		}
-	}()
+	}
 	destroyed := false
 	defer func() {
 		if !destroyed { // leave no state behind a failed run; the simulator goes with the test anyway
@@ -78,19 +82,18 @@ func TestOpenStackQuickStart(t *testing.T) {
 		}
 	}()
 
-	if err := tf.Apply(ctx); err != nil {
-		t.Fatalf("terraform apply: %v", err)
-	}
-	changes, err := tf.Plan(ctx)
-	if err != nil || changes {
-		t.Fatalf("terraform plan -detailed-exitcode after apply: changes %v, %v", changes, err)
-	}
+	step("apply", func() error { return tf.Apply(ctx) })
+	step("plan -detailed-exitcode", func() error {
+		changes, err := tf.Plan(ctx)
+		if err == nil && changes {
+			err = errors.New("the plan after apply has changes (exit code 2)")
+		}
+		return err
+	})
 	checkOutputs(ctx, t, sim, dir)
 	checkLoadBalancer(t, sim)
 
-	if err := tf.Destroy(ctx); err != nil {
-		t.Fatalf("terraform destroy: %v", err)
-	}
+	step("destroy", func() error { return tf.Destroy(ctx) })
 	destroyed = true
 	checkNothingLeft(ctx, t, sim, seeded)
 }

@@ -3,15 +3,18 @@ package terraform
 import (
 	"bytes"
 	"context"
-	"errors"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,8 +44,11 @@ func TestOpenStackQuickStart(t *testing.T) {
 		return string(out), err
 	})
 
-	sim := openstacktest.New(openstacktest.Options{})
+	// The calls the simulator refused are logged: the first thing to read when terraform fails.
+	refused := &calls{}
+	sim := openstacktest.New(openstacktest.Options{Logf: refused.record})
 	defer sim.Close()
+	defer func() { t.Logf("API calls answered with an error (%d):\n%s", refused.len(), refused.String()) }()
 	seeded := snapshot(sim)
 	dir := filepath.Join(work, "openstack")
 	copyConfig(t, "../../terraform/openstack", dir)
@@ -178,4 +184,33 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// calls keeps the simulator's log lines of calls answered with a status of 400 or more.
+type calls struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (c *calls) record(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	_, status, _ := strings.Cut(line, " -> ")
+	if code, err := strconv.Atoi(status); err != nil || code < 400 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines = append(c.lines, line)
+}
+
+func (c *calls) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.lines)
+}
+
+func (c *calls) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.lines, "\n")
 }

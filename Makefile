@@ -85,7 +85,7 @@ ci-terraform: ## install terraform from the Go module proxy when it is missing (
 	fi; terraform version | head -1
 
 .PHONY: ci-terraform-openstack
-ci-terraform-openstack: ## build terraform-provider-openstack for test/terraform from the Go module proxy (cached; cold about 4 minutes)
+ci-terraform-openstack: ## build terraform-provider-openstack for test/terraform from the Go module proxy (cached; cold about 2 minutes)
 	test/terraform/provider.sh
 
 .PHONY: ci-kube

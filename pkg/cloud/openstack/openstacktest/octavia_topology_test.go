@@ -2,6 +2,9 @@ package openstacktest_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/loadbalancer/v2/loadbalancers"
@@ -57,4 +60,37 @@ func TestOctaviaTopology(t *testing.T) {
 	waitFor(t, "the load balancer and its floating IP out of the topology", func() bool {
 		return len(hv.loadBalancers()) == 0 && len(hv.floating()) == 0
 	})
+}
+
+// TestOctaviaControlState checks that another process sees the load balancers through the
+// control API, and can set how long changes stay pending.
+func TestOctaviaControlState(t *testing.T) {
+	sim := openstacktest.New(openstacktest.Options{})
+	defer sim.Close()
+	c := lbClient(t, sim)
+	lb := buildLB(t, sim, c)
+	resp, err := http.Get(sim.URL() + "/_sim/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st openstacktest.State
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.LoadBalancers) != 1 || st.LoadBalancers[0].ID != lb.ID || len(st.LoadBalancers[0].Pools[0].Members) != 2 ||
+		st.LoadBalancers[0].Pools[0].Monitor == nil {
+		t.Fatalf("state's load balancers: %+v", st.LoadBalancers)
+	}
+	req, _ := http.NewRequest(http.MethodPut, sim.URL()+"/_sim/timing", strings.NewReader(`{"LoadBalancerTime":"1h"}`))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PUT /_sim/timing: %v %v", resp, err)
+	}
+	name := "slow"
+	if _, err := loadbalancers.Update(context.Background(), c, lb.ID, loadbalancers.UpdateOpts{Name: &name}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.LoadBalancers()[0]; got.ProvisioningStatus != "PENDING_UPDATE" || got.Name != "slow" {
+		t.Errorf("after an update with an hour's provisioning time: %s %q", got.ProvisioningStatus, got.Name)
+	}
 }

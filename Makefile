@@ -61,8 +61,8 @@ RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apis/... ./pkg/applied/... 
 
 # The README's test command. It runs everything: unit tests, integration tests against real
 # sshd, terraform and kube-apiserver+etcd (the packages in RACE_PKGS under -race), and the
-# end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-kube ci-ccm`
-# once first (what .ci/run does).
+# end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-terraform-openstack ci-kube
+# ci-ccm` once first (what .ci/run does).
 .PHONY: test test-race test-integration test-e2e
 test: test-race test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
 
@@ -104,6 +104,10 @@ ci-terraform: ## install terraform from the Go module proxy when it is missing (
 	  [ -x $(TOOLS)/terraform ] || GOBIN=$(TOOLS) $(GO) install github.com/hashicorp/terraform@$(TERRAFORM_VERSION); \
 	  ln -sf $(TOOLS)/terraform /usr/local/bin/terraform; \
 	fi; terraform version | head -1
+
+.PHONY: ci-terraform-openstack
+ci-terraform-openstack: ## build terraform-provider-openstack for test/terraform from the Go module proxy (cached; cold about 2 minutes)
+	test/terraform/provider.sh
 
 .PHONY: ci-kube
 ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)

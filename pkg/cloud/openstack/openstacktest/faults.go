@@ -11,7 +11,8 @@ import (
 // Fault makes matching API calls fail before they reach the simulated service, as a broken load
 // balancer, an overloaded API or a rate limiter would.
 type Fault struct {
-	// Service limits the fault to one of identity, compute, network, image or volume.
+	// Service limits the fault to one of identity, compute, network, image, volume or
+	// load-balancer.
 	Service string
 	// Method limits the fault to one HTTP method.
 	Method string

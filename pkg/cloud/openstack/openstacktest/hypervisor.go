@@ -181,6 +181,7 @@ func (s *Sim) topology() Topology {
 			t.FloatingIPs = append(t.FloatingIPs, FloatingMapping{Address: f.Address, FixedIP: f.FixedIP, PortID: f.PortID})
 		}
 	}
+	t.LoadBalancers = s.loadBalancerTopology()
 	return t
 }
 

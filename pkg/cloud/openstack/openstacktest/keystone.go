@@ -211,5 +211,6 @@ func (s *Sim) catalog() []any {
 		entry("network", "neutron", base+"/network"),
 		entry("image", "glance", base+"/image"),
 		entry("block-storage", "cinder", base+"/volume/v3/"+ProjectID),
+		entry("load-balancer", "octavia", base+octaviaRoot),
 	}
 }

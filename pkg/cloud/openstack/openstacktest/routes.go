@@ -11,7 +11,7 @@ type CallStats struct {
 	Total int
 	// Errors counts responses with a status of 400 or more.
 	Errors int
-	// ByService is keyed by identity, compute, network, image and volume.
+	// ByService is keyed by identity, compute, network, image, volume and load-balancer.
 	ByService map[string]int
 	// ByRoute is keyed by method and route, e.g. "GET /compute/v2.1/servers/{id}".
 	ByRoute map[string]int
@@ -79,6 +79,7 @@ func (s *Sim) routes() http.Handler {
 	s.networkRoutes(mux)
 	s.imageRoutes(mux)
 	s.volumeRoutes(mux)
+	s.loadBalancerRoutes(mux)
 	s.controlRoutes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		service := serviceOf(r.URL.Path)
@@ -144,6 +145,9 @@ func needsToken(r *http.Request) bool {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	if r.Method == http.MethodPost && p == "/identity/v3/auth/tokens" {
 		return false
+	}
+	if p == octaviaRoot {
+		return r.Method != http.MethodGet
 	}
 	switch p {
 	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/image", "/volume", "/volume/v3":

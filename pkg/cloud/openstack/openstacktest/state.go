@@ -48,6 +48,7 @@ type state struct {
 	stuckDeletes   map[string]bool // server IDs whose deletion hangs
 	down           bool            // every API connection is dropped
 	testKeys       map[string]string
+	octavia        *octaviaState
 }
 
 func newState() *state {
@@ -66,6 +67,7 @@ func newState() *state {
 		tokens:       map[string]time.Time{},
 		usedIPs:      map[string]bool{},
 		stuckDeletes: map[string]bool{},
+		octavia:      newOctaviaState(),
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 const cinderBase = "/volume/v3/{project}"
 
 func (s *Sim) volumeRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /volume/{$}", s.volumeVersions)
+	handleRoot(mux, "/volume", s.volumeVersions)
 	mux.HandleFunc("GET "+cinderBase+"/volumes", s.listVolumes)
 	mux.HandleFunc("GET "+cinderBase+"/volumes/detail", s.listVolumes)
 	mux.HandleFunc("GET "+cinderBase+"/volumes/{id}", s.getVolume)

@@ -7,23 +7,11 @@ import (
 const glanceBase = "/image/v2"
 
 func (s *Sim) imageRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /image/{$}", s.imageVersions)
+	handleRoot(mux, "/image", s.imageVersions)
+	mux.HandleFunc("GET /image/versions", s.imageVersions)
 	mux.HandleFunc("GET "+glanceBase+"/images", s.listImages)
 	mux.HandleFunc("GET "+glanceBase+"/images/{id}", s.getImage)
 	mux.HandleFunc("/image/", notFound(serviceImage))
-}
-
-func (s *Sim) imageVersions(w http.ResponseWriter, r *http.Request) {
-	var vs []any
-	for _, v := range []string{"v2.16", "v2.15", "v2.9"} {
-		status := "SUPPORTED"
-		if v == "v2.16" {
-			status = "CURRENT"
-		}
-		vs = append(vs, map[string]any{"id": v, "status": status,
-			"links": []any{map[string]any{"rel": "self", "href": s.st.baseURL + glanceBase + "/"}}})
-	}
-	writeJSON(w, http.StatusMultipleChoices, map[string]any{"versions": vs})
 }
 
 func renderImage(im *Image) map[string]any {

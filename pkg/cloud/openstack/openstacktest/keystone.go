@@ -9,7 +9,7 @@ import (
 )
 
 func (s *Sim) identityRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /identity/{$}", s.identityVersions)
+	handleRoot(mux, "/identity", s.identityVersions)
 	mux.HandleFunc("GET /identity/v3/{$}", s.identityVersion)
 	mux.HandleFunc("GET /identity/v3", s.identityVersion)
 	mux.HandleFunc("POST /identity/v3/auth/tokens", s.issueToken)

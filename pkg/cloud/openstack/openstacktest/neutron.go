@@ -11,7 +11,7 @@ import (
 const neutronBase = "/network/v2.0"
 
 func (s *Sim) networkRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /network/{$}", s.networkVersions)
+	handleRoot(mux, "/network", s.networkVersions)
 	mux.HandleFunc("GET "+neutronBase+"/networks", s.neutronList("networks", s.renderNetworks))
 	mux.HandleFunc("GET "+neutronBase+"/networks/{id}", s.neutronGet("network", s.renderNetworks))
 	mux.HandleFunc("GET "+neutronBase+"/subnets", s.neutronList("subnets", s.renderSubnets))

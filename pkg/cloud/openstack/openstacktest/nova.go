@@ -8,7 +8,7 @@ import (
 const novaBase = "/compute/v2.1"
 
 func (s *Sim) computeRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /compute/{$}", s.computeVersions)
+	handleRoot(mux, "/compute", s.computeVersions)
 	mux.HandleFunc("GET "+novaBase+"/{$}", s.computeVersion)
 	mux.HandleFunc("GET "+novaBase, s.computeVersion)
 	mux.HandleFunc("POST "+novaBase+"/servers", s.createServer)

@@ -62,7 +62,11 @@ func (s *Sim) Subnets() []Subnet {
 
 // Images returns every image.
 func (s *Sim) Images() []Image {
-	return snapshot(s, s.st.images, func(v *Image) uint64 { return v.seq }, plain[Image])
+	return snapshot(s, s.st.images, func(v *Image) uint64 { return v.seq }, func(im *Image) Image {
+		c := *im
+		c.Tags, c.Properties = slices.Clone(im.Tags), maps.Clone(im.Properties)
+		return c
+	})
 }
 
 // Flavors returns every flavor.

@@ -1,6 +1,9 @@
 package openstacktest
 
 import (
+	"crypto/md5"
+	"crypto/sha512"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -96,7 +99,13 @@ func (st *state) seed() {
 }
 
 func (st *state) addImage(name string, minDisk int) string {
-	im := &Image{ID: newID(), Name: name, MinDisk: minDisk, Size: 512 << 20, Status: "active", seq: st.next()}
+	sum := md5.Sum([]byte(name))
+	sha := sha512.Sum512([]byte(name))
+	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	im := &Image{ID: newID(), Name: name, MinDisk: minDisk, Size: 512 << 20, Status: "active",
+		Visibility: "public", DiskFormat: "qcow2", ContainerFormat: "bare", Properties: map[string]string{},
+		Checksum: hex.EncodeToString(sum[:]), HashValue: hex.EncodeToString(sha[:]),
+		Created: created, Updated: created, seq: st.next()}
 	st.images[im.ID] = im
 	return im.ID
 }

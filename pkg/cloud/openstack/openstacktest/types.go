@@ -134,8 +134,23 @@ type Image struct {
 	MinDisk int
 	MinRAM  int
 	Size    int64
-	Status  string
-	seq     uint64
+	// Status is queued until data is uploaded, then active.
+	Status string
+	// Visibility is public, private, shared or community.
+	Visibility      string
+	Protected       bool
+	Hidden          bool
+	DiskFormat      string
+	ContainerFormat string
+	Tags            []string
+	// Properties are the image's additional properties, returned as sent.
+	Properties map[string]string
+	// Checksum (MD5) and HashValue (SHA-512) are of the uploaded data.
+	Checksum  string
+	HashValue string
+	Created   time.Time
+	Updated   time.Time
+	seq       uint64
 }
 
 // Flavor is a Nova flavor.

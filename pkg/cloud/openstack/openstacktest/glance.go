@@ -129,7 +129,7 @@ func imageSort(q url.Values) (func(a, b *Image) int, *apiError) {
 	keys = append(keys, key{"created_at", true}, key{"id", true})
 	fields := map[string]func(*Image) string{
 		"name": func(i *Image) string { return i.Name }, "id": func(i *Image) string { return i.ID },
-		"status": func(i *Image) string { return i.Status },
+		"status":     func(i *Image) string { return i.Status },
 		"created_at": func(i *Image) string { return fmt.Sprintf("%020d", i.seq) },
 		"updated_at": func(i *Image) string { return ts(i.Updated) },
 		"size":       func(i *Image) string { return fmt.Sprintf("%020d", i.Size) },

@@ -161,7 +161,6 @@ func (s *Sim) withTaggable(h func(http.ResponseWriter, *http.Request, taggable) 
 	}
 }
 
-
 // dedupe keeps the first of each value, in order.
 func dedupe(xs []string) []string {
 	out := []string{}

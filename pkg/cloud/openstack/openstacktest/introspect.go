@@ -74,7 +74,11 @@ func (s *Sim) FloatingIPs() []FloatingIP {
 
 // Volumes returns every volume.
 func (s *Sim) Volumes() []Volume {
-	return snapshot(s, s.st.volumes, func(v *Volume) uint64 { return v.seq }, plain[Volume])
+	return snapshot(s, s.st.volumes, func(v *Volume) uint64 { return v.seq }, func(v *Volume) Volume {
+		c := *v
+		c.Metadata = maps.Clone(v.Metadata)
+		return c
+	})
 }
 
 // Networks returns every network.

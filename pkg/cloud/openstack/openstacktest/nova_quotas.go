@@ -45,14 +45,7 @@ func (s *Sim) computeLimits(w http.ResponseWriter, r *http.Request) {
 	mv := microversionOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	limit := func(name string) int {
-		for _, it := range quotaItems {
-			if it.service == serviceCompute && it.name == name {
-				return it.reported(&s.st.quota)
-			}
-		}
-		return -1
-	}
+	limit := func(name string) int { return quotaItemNamed(serviceCompute, name).reported(&s.st.quota) }
 	abs := map[string]any{
 		"maxTotalInstances": limit("instances"), "maxTotalCores": limit("cores"), "maxTotalRAMSize": limit("ram"),
 		"maxTotalKeypairs": limit("key_pairs"), "maxServerMeta": limit("metadata_items"),

@@ -105,10 +105,15 @@ func quotaItemsOf(service string, mv microversion) []quotaItem {
 	return out
 }
 
+// quotaItemNamed finds one quota; the names are this file's, so a miss is a programming error.
+func quotaItemNamed(service, name string) quotaItem {
+	i := slices.IndexFunc(quotaItems, func(it quotaItem) bool { return it.service == service && it.name == name })
+	return quotaItems[i]
+}
+
 // quotaLimit is the enforced limit of a quota: math.MaxInt when unlimited. Callers hold s.mu.
 func (s *Sim) quotaLimit(service, name string) int {
-	i := slices.IndexFunc(quotaItems, func(it quotaItem) bool { return it.service == service && it.name == name })
-	if n := quotaItems[i].reported(&s.st.quota); n >= 0 {
+	if n := quotaItemNamed(service, name).reported(&s.st.quota); n >= 0 {
 		return n
 	}
 	return math.MaxInt

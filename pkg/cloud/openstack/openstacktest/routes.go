@@ -129,6 +129,12 @@ func (s *Sim) routes() http.Handler {
 				return
 			}
 		}
+		if service == serviceVolume {
+			if e := negotiateVolumeVersion(rec, r); e != nil {
+				writeError(rec, service, e)
+				return
+			}
+		}
 		mux.ServeHTTP(rec, r)
 	})
 }

@@ -93,6 +93,8 @@ type FloatingIP struct {
 type Volume struct {
 	ID               string
 	Name             string
+	Description      string
+	Metadata         map[string]string
 	ProjectID        string
 	Status           string
 	Size             int

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -211,8 +210,8 @@ func (s *Sim) networkUsedByRouterOrFIP(id string) bool {
 func (s *Sim) renderNetwork(n *Network) map[string]any {
 	return n.render(map[string]any{
 		"id": n.ID, "name": n.Name, "status": "ACTIVE", "admin_state_up": n.AdminStateUp, "shared": n.Shared,
-		"subnets": slices.Clone(n.SubnetIDs), "router:external": n.External, "mtu": n.MTU,
-		"port_security_enabled": n.PortSecurity, "availability_zone_hints": slices.Clone(n.AZHints),
+		"subnets": append([]string{}, n.SubnetIDs...), "router:external": n.External, "mtu": n.MTU,
+		"port_security_enabled": n.PortSecurity, "availability_zone_hints": append([]string{}, n.AZHints...),
 		"availability_zones": []string{AvailabilityZone}, "ipv4_address_scope": nil, "ipv6_address_scope": nil,
 		"l2_adjacency": true})
 }

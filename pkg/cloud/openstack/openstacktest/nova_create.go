@@ -110,11 +110,14 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 	}
 	flavor, ok := st.flavors[req.FlavorRef]
 	if !ok {
-		return nil, errf(400, "Flavor %s could not be found.", req.FlavorRef)
+		return nil, errf(400, "Invalid flavorRef provided.")
 	}
-	bootVolume, e := s.checkBootSource(req)
+	bootVolume, e := s.checkBootSource(req, flavor)
 	if e != nil {
 		return nil, e
+	}
+	if _, ok := st.keypairs[req.KeyName]; req.KeyName != "" && !ok {
+		return nil, errf(400, "Invalid key_name provided.")
 	}
 	nets, e := s.checkNetworks(req.Networks, mv)
 	if e != nil {
@@ -187,7 +190,7 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 }
 
 // checkBootSource validates imageRef or the boot-from-volume mapping; it returns the mapping.
-func (s *Sim) checkBootSource(req *serverRequest) (*blockDevice, *apiError) {
+func (s *Sim) checkBootSource(req *serverRequest, flavor *Flavor) (*blockDevice, *apiError) {
 	var boot *blockDevice
 	for i := range req.BlockDevices {
 		bd := &req.BlockDevices[i]
@@ -196,17 +199,21 @@ func (s *Sim) checkBootSource(req *serverRequest) (*blockDevice, *apiError) {
 		}
 	}
 	if boot == nil {
-		if _, ok := s.st.images[req.ImageRef]; !ok {
-			return nil, errf(400, "Image %s could not be found.", req.ImageRef)
+		img, ok := s.st.images[req.ImageRef]
+		if !ok {
+			return nil, errf(400, "Can not find requested image")
 		}
-		return nil, nil
+		return nil, checkFlavorFits(img, flavor)
 	}
 	if boot.SourceType != "image" || boot.DestinationType != "volume" {
 		return nil, errf(400, "the simulator boots from volume only with source_type image and destination_type volume")
 	}
 	img, ok := s.st.images[boot.UUID]
 	if !ok {
-		return nil, errf(400, "Image %s could not be found.", boot.UUID)
+		return nil, errf(400, "Can not find requested image")
+	}
+	if img.Status != "active" {
+		return nil, errf(400, "Image %s is not active.", img.ID)
 	}
 	if boot.VolumeSize < img.MinDisk {
 		return nil, errf(400, "Volume is smaller than the minimum size specified in image metadata. Volume size is %d bytes, minimum size is %d bytes.",
@@ -315,4 +322,23 @@ func truthy(v any) bool {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// checkFlavorFits is Nova's check of an image against the flavor it boots on: the image must be
+// active, and the flavor's memory and (unless it is 0, volume-backed) disk large enough.
+func checkFlavorFits(img *Image, f *Flavor) *apiError {
+	const gib = 1 << 30
+	switch {
+	case img.Status != "active":
+		return errf(400, "Image %s is not active.", img.ID)
+	case img.MinRAM > f.RAM:
+		return errf(400, "Flavor's memory is too small for requested image.")
+	case f.Disk == 0:
+		return nil
+	case img.Size > int64(f.Disk)*gib:
+		return errf(400, "Flavor's disk is too small for requested image. Flavor disk is %d bytes, image is %d bytes.", int64(f.Disk)*gib, img.Size)
+	case img.MinDisk > f.Disk:
+		return errf(400, "Flavor's disk is too small for requested image. Flavor disk is %d bytes, minimum size is %d bytes.", int64(f.Disk)*gib, int64(img.MinDisk)*gib)
+	}
+	return nil
 }

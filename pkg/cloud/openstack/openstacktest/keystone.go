@@ -15,6 +15,7 @@ func (s *Sim) identityRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /identity/v3/auth/tokens", s.issueToken)
 	mux.HandleFunc("GET /identity/v3/auth/tokens", s.showToken)
 	mux.HandleFunc("DELETE /identity/v3/auth/tokens", s.revokeToken)
+	s.identityLookupRoutes(mux)
 	mux.HandleFunc("/identity/", notFound(serviceIdentity))
 }
 

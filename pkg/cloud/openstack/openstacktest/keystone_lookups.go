@@ -15,7 +15,7 @@ func (s *Sim) identityLookupRoutes(mux *http.ServeMux) {
 			writeError(w, serviceIdentity, identityForbidden("list_user_projects"))
 			return
 		}
-		s.ownProjects("/users/" + UserID + "/projects")(w, r)
+		s.ownProjects("/users/"+UserID+"/projects")(w, r)
 	})
 	mux.HandleFunc("GET /identity/v3/auth/domains", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"domains": []any{}, "links": s.identityLinks("/auth/domains")})

@@ -49,12 +49,9 @@ func renderImage(im *Image) map[string]any {
 		"protected": im.Protected, "os_hidden": im.Hidden, "min_disk": im.MinDisk, "min_ram": im.MinRAM,
 		"size": size, "virtual_size": nil, "disk_format": nullable(im.DiskFormat),
 		"container_format": nullable(im.ContainerFormat), "checksum": checksum, "os_hash_algo": algo,
-		"os_hash_value": hash, "owner": ProjectID, "tags": slices.Clone(im.Tags),
+		"os_hash_value": hash, "owner": ProjectID, "tags": append([]string{}, im.Tags...),
 		"created_at": ts(im.Created), "updated_at": ts(im.Updated),
 		"self": "/v2/images/" + im.ID, "file": "/v2/images/" + im.ID + "/file", "schema": "/v2/schemas/image"})
-	if m["tags"] == nil {
-		m["tags"] = []string{}
-	}
 	return m
 }
 

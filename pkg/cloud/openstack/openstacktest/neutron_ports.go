@@ -340,7 +340,7 @@ func (s *Sim) deletePortLocked(p *Port) {
 
 func (s *Sim) renderPort(p *Port) map[string]any {
 	status := "DOWN"
-	if srv := s.st.servers[p.DeviceID]; srv != nil && srv.Status == "ACTIVE" {
+	if srv := s.st.servers[p.DeviceID]; srv != nil && srv.Status == "ACTIVE" || p.DeviceOwner == ownerRouterInterface {
 		status = "ACTIVE"
 	}
 	fixed := []any{}

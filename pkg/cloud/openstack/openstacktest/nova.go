@@ -26,6 +26,7 @@ func (s *Sim) computeRoutes(mux *http.ServeMux) {
 	s.keypairRoutes(mux)
 	s.novaQuotaRoutes(mux)
 	s.serverSubresourceRoutes(mux)
+	s.attachmentRoutes(mux)
 	mux.HandleFunc("/compute/", notFound(serviceCompute))
 }
 

@@ -212,4 +212,6 @@ func TestNovaSubresources(t *testing.T) {
 	w.expect("GET", srv+"/metadata", nil, nil, 200, `"metadata":{"a":"1","b":"2"}`)
 	w.expect("DELETE", srv+"/metadata/a", nil, nil, 204)
 	w.expect("GET", srv+"/metadata/a", nil, nil, 404, "Metadata item was not found")
+	w.expect("GET", srv+"/os-interface", nil, nil, 200, `"interfaceAttachments":[]`)
+	w.expect("GET", srv+"/os-volume_attachments", nil, nil, 200, `"volumeAttachments":[]`)
 }

@@ -16,6 +16,7 @@ func (s *Sim) computeRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+novaBase+"/servers/detail", s.listServers(true))
 	mux.HandleFunc("GET "+novaBase+"/servers/{id}", s.getServer)
 	mux.HandleFunc("DELETE "+novaBase+"/servers/{id}", s.deleteServer)
+	mux.HandleFunc("PUT "+novaBase+"/servers/{id}", s.updateServer)
 	mux.HandleFunc("GET "+novaBase+"/servers/{id}/metadata", s.getMetadata)
 	mux.HandleFunc("PUT "+novaBase+"/servers/{id}/metadata", s.setMetadata(true))
 	mux.HandleFunc("POST "+novaBase+"/servers/{id}/metadata", s.setMetadata(false))

@@ -52,6 +52,12 @@ type serverRequest struct {
 	KeyName          string                  `json:"key_name"`
 	MinCount         int                     `json:"min_count"`
 	MaxCount         int                     `json:"max_count"`
+	Description      *string                 `json:"description"`
+	Hostname         string                  `json:"hostname"`
+	AccessIPv4       string                  `json:"accessIPv4"`
+	AccessIPv6       string                  `json:"accessIPv6"`
+	Personality      json.RawMessage         `json:"personality"`
+	ReservationID    bool                    `json:"return_reservation_id"`
 }
 
 func (s *Sim) createServer(w http.ResponseWriter, r *http.Request) {
@@ -88,6 +94,10 @@ func (s *Sim) createServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.after(buildTime, func() { s.finishBuild(srv.ID) })
+	if req.ReservationID {
+		writeJSON(w, http.StatusAccepted, map[string]any{"reservation_id": "r-" + srv.ID[:8]})
+		return
+	}
 	w.Header().Set("Location", s.st.baseURL+novaBase+"/servers/"+srv.ID)
 	sgs := []any{}
 	for _, g := range srv.SecurityGroups {
@@ -107,6 +117,12 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 	}
 	if req.MinCount > 1 || req.MaxCount > 1 {
 		return nil, errf(400, "the simulator creates one server per request")
+	}
+	if len(req.Personality) > 0 && string(req.Personality) != "[]" && string(req.Personality) != "null" {
+		return nil, errf(400, "the simulator does not inject files (personality); use user_data")
+	}
+	if e := checkServerNaming(req.Description, req.Hostname, req.AccessIPv4, req.AccessIPv6); e != nil {
+		return nil, e
 	}
 	flavor, ok := st.flavors[req.FlavorRef]
 	if !ok {
@@ -162,6 +178,10 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 		ImageID: req.ImageRef, Metadata: map[string]string{}, Tags: slices.Clone(req.Tags), UserData: userData,
 		ConfigDrive: truthy(req.ConfigDrive), AvailabilityZone: AvailabilityZone, ServerGroupID: group,
 		SecurityGroups: sgNames, KeyName: req.KeyName, Created: now, Updated: now, seq: st.next(),
+		Description: deref(req.Description), Hostname: req.Hostname, AccessIPv4: req.AccessIPv4, AccessIPv6: req.AccessIPv6,
+	}
+	if srv.Hostname == "" {
+		srv.Hostname = sanitizeHostname(srv.Name)
 	}
 	for k, v := range req.Metadata {
 		srv.Metadata[k] = v

@@ -7,6 +7,13 @@ type Server struct {
 	ID        string
 	Name      string
 	ProjectID string
+	// Description (microversion 2.19) is empty when unset.
+	Description string
+	// Hostname is what the guest is told to call itself: the sanitized name unless given
+	// (microversion 2.90).
+	Hostname   string
+	AccessIPv4 string
+	AccessIPv6 string
 	// Status is BUILD, ACTIVE or ERROR.
 	Status string
 	// TaskState is "deleting" between a DELETE and the server's disappearance.

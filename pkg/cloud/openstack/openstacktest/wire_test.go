@@ -215,3 +215,17 @@ func TestNovaSubresources(t *testing.T) {
 	w.expect("GET", srv+"/os-interface", nil, nil, 200, `"interfaceAttachments":[]`)
 	w.expect("GET", srv+"/os-volume_attachments", nil, nil, 200, `"volumeAttachments":[]`)
 }
+
+func TestServerNamingComesBackAsSent(t *testing.T) {
+	w := newWire(t)
+	mv := map[string]string{"OpenStack-API-Version": "compute 2.90"}
+	out := w.expect("POST", "/compute/v2.1/servers", map[string]any{"server": map[string]any{"name": "Web Server_1", "imageRef": w.sim.Images()[0].ID,
+		"flavorRef": "2", "networks": "none", "description": "front end", "accessIPv4": "192.0.2.7"}}, mv, 202)
+	srv := "/compute/v2.1/servers/" + out["server"].(map[string]any)["id"].(string)
+	w.expect("GET", srv, nil, mv, 200, `"description":"front end"`, `"accessIPv4":"192.0.2.7"`, `"OS-EXT-SRV-ATTR:hostname":"web-server-1"`)
+	w.expect("PUT", srv, map[string]any{"server": map[string]any{"name": "web", "hostname": "web-1"}}, mv, 200,
+		`"name":"web"`, `"OS-EXT-SRV-ATTR:hostname":"web-1"`, `"description":"front end"`)
+	w.expect("PUT", srv, map[string]any{"server": map[string]any{"hostname": "web-2"}}, nil, 400, "('hostname' was unexpected)")
+	w.expect("POST", "/compute/v2.1/servers", map[string]any{"server": map[string]any{"name": "p", "imageRef": w.sim.Images()[0].ID,
+		"flavorRef": "2", "networks": "none", "personality": []any{map[string]string{"path": "/etc/motd", "contents": "aGk="}}}}, nil, 400, "personality")
+}

@@ -216,7 +216,10 @@ func (s *Sim) checkBootSource(req *serverRequest, flavor *Flavor) (*blockDevice,
 		bd := &req.BlockDevices[i]
 		if idx, _ := strconv.Atoi(strings.Trim(jsonString(bd.BootIndex), `"`)); idx == 0 && bd.BootIndex != nil {
 			boot = bd
+			continue
 		}
+		// Attaching further volumes at boot is not simulated: refused rather than dropped.
+		return nil, errf(400, "the simulator boots with at most one block device, the boot volume (boot_index 0)")
 	}
 	if boot == nil {
 		img, ok := s.st.images[req.ImageRef]

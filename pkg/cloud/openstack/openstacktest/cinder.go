@@ -75,7 +75,7 @@ func renderVolume(v *Volume) map[string]any {
 	attachments := []any{}
 	if v.ServerID != "" {
 		attachments = append(attachments, map[string]any{"id": v.ID, "volume_id": v.ID,
-			"server_id": v.ServerID, "attachment_id": v.ID + "-attachment", "device": "/dev/vda",
+			"server_id": v.ServerID, "attachment_id": v.ID + "-attachment", "device": v.Device,
 			"host_name": nil, "attached_at": v.Updated.UTC().Format(isoMicros)})
 	}
 	bootable := "false"

@@ -198,6 +198,7 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 	if bootVolume != nil {
 		v := s.newVolume(srv.Name+"-boot", bootVolume.VolumeSize, bootVolume.VolumeType, bootVolume.UUID)
 		v.Status, v.ServerID, v.Bootable, v.DeleteOnTermination = "in-use", srv.ID, true, bootVolume.DeleteOnTermination
+		v.Device = "/dev/vda"
 		srv.VolumeIDs = append(srv.VolumeIDs, v.ID)
 		srv.ImageID = ""
 	}

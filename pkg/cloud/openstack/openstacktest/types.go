@@ -108,8 +108,9 @@ type Volume struct {
 	VolumeType       string
 	ImageID          string
 	AvailabilityZone string
-	// ServerID is the server the volume is attached to, if any.
+	// ServerID is the server the volume is attached to, if any, as Device.
 	ServerID string
+	Device   string
 	// DeleteOnTermination volumes go with their server.
 	DeleteOnTermination bool
 	Bootable            bool

@@ -229,3 +229,20 @@ func TestServerNamingComesBackAsSent(t *testing.T) {
 	w.expect("POST", "/compute/v2.1/servers", map[string]any{"server": map[string]any{"name": "p", "imageRef": w.sim.Images()[0].ID,
 		"flavorRef": "2", "networks": "none", "personality": []any{map[string]string{"path": "/etc/motd", "contents": "aGk="}}}}, nil, 400, "personality")
 }
+
+func TestVolumeAttachDetach(t *testing.T) {
+	w := newWire(t)
+	out := w.expect("POST", "/compute/v2.1/servers", map[string]any{"server": map[string]any{"name": "s", "imageRef": w.sim.Images()[0].ID,
+		"flavorRef": "2", "networks": "none"}}, nil, 202)
+	srv := "/compute/v2.1/servers/" + out["server"].(map[string]any)["id"].(string)
+	vols := "/volume/v3/" + openstacktest.ProjectID + "/volumes"
+	vol := w.expect("POST", vols, map[string]any{"volume": map[string]any{"size": 2, "name": "data"}}, nil, 202, `"status":"creating"`)["volume"].(map[string]any)["id"].(string)
+	waitFor(t, "the volume to become available", func() bool { return w.sim.Volumes()[0].Status == "available" })
+	w.expect("POST", srv+"/os-volume_attachments", map[string]any{"volumeAttachment": map[string]any{"volumeId": vol}}, nil, 200, `"device":"/dev/vdb"`)
+	w.expect("GET", vols+"/"+vol, nil, nil, 200, `"status":"in-use"`, `"device":"/dev/vdb"`)
+	w.expect("POST", srv+"/os-volume_attachments", map[string]any{"volumeAttachment": map[string]any{"volumeId": vol}}, nil, 400, "must be available")
+	w.expect("DELETE", vols+"/"+vol, nil, nil, 400, "Invalid volume")
+	w.expect("DELETE", srv+"/os-volume_attachments/"+vol, nil, nil, 202)
+	w.expect("GET", vols+"/"+vol, nil, nil, 200, `"status":"available"`, `"attachments":[]`)
+	w.expect("POST", vols, map[string]any{"volume": map[string]any{"size": 1, "snapshot_id": "x"}}, nil, 400, "not from snapshots")
+}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 )
@@ -118,6 +119,16 @@ func testServers(t *testing.T, c *cli) {
 		t.Errorf("floating ip after unset: %v", fip)
 	}
 	c.ok(t, "floating", "ip", "delete", fip.str("id"))
+	var vol obj
+	c.json(t, &vol, "volume", "create", "--size", "1", "vm1-data")
+	waitVolume(t, c.sim, vol.str("id"), "available") // as a user waits for Cinder before attaching
+	c.ok(t, "server", "add", "volume", "vm1", vol.str("id"))
+	c.json(t, &vol, "volume", "show", vol.str("id"))
+	if vol.str("status") != "in-use" {
+		t.Errorf("volume show after server add volume: %v", vol)
+	}
+	c.ok(t, "server", "remove", "volume", "vm1", vol.str("id"))
+	c.ok(t, "volume", "delete", vol.str("id"))
 	c.ok(t, "server", "delete", "--wait", "vm1")
 	if _, ok := c.sim.Server(id); ok || len(c.sim.Ports()) != 0 || len(c.sim.FloatingIPs()) != 0 {
 		t.Errorf("after server delete --wait: server left %v, ports %v, floating IPs %v", ok, c.sim.Ports(), c.sim.FloatingIPs())
@@ -168,6 +179,19 @@ func TestOpenStackCLIRefusals(t *testing.T) {
 			t.Errorf("refused creates left %d servers", n)
 		}
 	})
+}
+
+// waitVolume waits until the simulator holds the volume in the given status.
+func waitVolume(t *testing.T, sim *openstacktest.Sim, id, status string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, v := range sim.Volumes() {
+			if v.ID == id && v.Status == status {
+				return
+			}
+		}
+	}
+	t.Fatalf("volume %s did not become %s within 10s: %+v", id, status, sim.Volumes())
 }
 
 // strList reads a JSON list of strings.

@@ -195,6 +195,7 @@ func testVolumes(t *testing.T, c *cli) {
 	if vol.str("status") != "creating" || vol["size"] != 1.0 {
 		t.Errorf("volume create: %v", vol)
 	}
+	waitVolume(t, c.sim, vol.str("id"), "available")
 	var list []obj
 	c.json(t, &list, "volume", "list")
 	if !slices.ContainsFunc(list, func(v obj) bool { return v.str("Name") == "v1" && v.str("Status") == "available" }) {

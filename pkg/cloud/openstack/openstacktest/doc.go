@@ -13,7 +13,9 @@
 //   - Nova v2.1 (/compute, microversions up to 2.96 negotiated by header): servers (BUILD, then
 //     ACTIVE or ERROR; list filters and pagination; Nova's create validation and messages, e.g.
 //     "Invalid key_name provided." or "Flavor's disk is too small for requested image"; quotas),
-//     server metadata and tags with their per-item sub-resources, flavors with extra specs,
+//     server updates (name, description, hostname, access IPs), metadata and tags with their
+//     per-item sub-resources, interface and volume attachments (volumes attach and detach after
+//     boot), flavors with extra specs,
 //     keypairs (given or generated RSA keys, MD5 fingerprints), server groups in the
 //     policies/policy shapes of their microversions, availability zones, quota sets and limits.
 //   - Neutron v2.0 (/network): networks, subnets (allocation pools, DNS name servers, host

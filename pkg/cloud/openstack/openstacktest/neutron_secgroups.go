@@ -124,7 +124,7 @@ func (s *Sim) renderSecGroup(g *SecurityGroup) map[string]any {
 		}
 	}
 	return g.render(map[string]any{"id": g.ID, "name": g.Name, "stateful": g.Stateful,
-		"security_group_rules": rules, "shared": false})
+		"security_group_rules": rules})
 }
 
 func (s *Sim) renderSecGroups() []map[string]any {

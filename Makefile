@@ -81,7 +81,7 @@ test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters o
 
 # --- CI set-up: idempotent, cached under $(SLIPWAY_CACHE) ----------------------------------------
 
-CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg
+CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg python3-openstackclient
 
 .PHONY: ci-deps
 ci-deps: ## install the Debian packages the tests need
@@ -164,7 +164,7 @@ bench-controller: ## scale 0→500→0 and hold 5,000 machines; figures go to te
 # ---- OpenStack provider and simulator (issue 7): pkg/cloud/openstack, test/openstack-sim -----
 OPENSTACK_SIM_LISTEN ?= 127.0.0.1:8774
 .PHONY: test-openstack bench-openstack openstack-sim
-test-openstack: ## OpenStack provider and simulator tests, and the controller scenarios on them against a real kube-apiserver (about 6 minutes warm)
+test-openstack: ## OpenStack provider and simulator tests (with the real openstack CLI against it), and the controller scenarios on them against a real kube-apiserver (about 7 minutes warm)
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
 	$(GO) test -count=1 -timeout 30m ./pkg/cloud/openstack/... ./test/openstack-sim/... ./test/bench/openstack/...
 

@@ -42,14 +42,26 @@ type faultTable struct {
 	rules []*faultRule
 }
 
-// Quota limits what the project may hold. Zero means unlimited.
+// Quota limits what the project may hold. Zero means unlimited, which the APIs report as -1.
 type Quota struct {
-	Instances   int
-	Cores       int
-	RAMMiB      int
-	FloatingIPs int
-	Ports       int
-	Volumes     int
+	// Nova.
+	Instances          int
+	Cores              int
+	RAMMiB             int
+	KeyPairs           int
+	ServerGroups       int
+	ServerGroupMembers int
+	// Neutron.
+	Networks           int
+	Subnets            int
+	Ports              int
+	Routers            int
+	FloatingIPs        int
+	SecurityGroups     int
+	SecurityGroupRules int
+	// Cinder.
+	Volumes   int
+	Gigabytes int
 }
 
 // InjectFault adds f and returns a function that removes it again.

@@ -3,7 +3,6 @@ package openstacktest
 import (
 	"context"
 	"net/netip"
-	"strings"
 	"time"
 )
 
@@ -185,31 +184,11 @@ func (s *Sim) topology() Topology {
 	return t
 }
 
-// hostnameOf derives a server's hostname as Nova does from its display name: lowercase, runs of
-// characters other than letters, digits and dashes become dashes, at most 63 characters.
+// hostnameOf is what the guest calls itself: the hostname Nova recorded at create (2.90+) or
+// derived from the name.
 func hostnameOf(srv *Server) string {
 	if srv.Hostname != "" {
 		return srv.Hostname
 	}
-	var b strings.Builder
-	dash := false
-	for _, c := range strings.ToLower(srv.Name) {
-		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'
-		switch {
-		case ok:
-			b.WriteRune(c)
-			dash = false
-		case !dash:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	h := strings.Trim(b.String(), "-.")
-	if len(h) > 63 {
-		h = strings.Trim(h[:63], "-")
-	}
-	if h == "" {
-		h = "server-" + srv.ID
-	}
-	return h
+	return sanitizeHostname(srv.Name)
 }

@@ -1,5 +1,11 @@
 package openstacktest
 
-// keypairPublicKey is the public key of a keypair, "" when there is none.
-// TEMPORARY until the keypair API lands (issue16-api branch): replaced at merge.
-func (s *Sim) keypairPublicKey(name string) string { return s.st.testKeys[name] }
+import "strings"
+
+// keypairPublicKey is the public key of a keypair, "" when there is none. Callers hold s.mu.
+func (s *Sim) keypairPublicKey(name string) string {
+	if k := s.st.keypairs[name]; k != nil {
+		return strings.TrimSpace(k.PublicKey)
+	}
+	return ""
+}

@@ -136,6 +136,12 @@ func (s *Sim) routes() http.Handler {
 				return
 			}
 		}
+		if service == serviceVolume {
+			if e := negotiateVolumeVersion(rec, r); e != nil {
+				writeError(rec, service, e)
+				return
+			}
+		}
 		mux.ServeHTTP(rec, r)
 	})
 }
@@ -150,16 +156,18 @@ func needsToken(r *http.Request) bool {
 		return r.Method != http.MethodGet
 	}
 	switch p {
-	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/image", "/volume", "/volume/v3":
+	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/network/v2.0", "/image",
+		"/image/versions", "/volume", "/volume/v3":
 		return r.Method != http.MethodGet
 	}
 	return true
 }
 
-// notFound is the fallback for unknown URLs of a service.
+// notFound is the fallback for unknown URLs of a service: a 404 in the service's error shape,
+// as OpenStack answers a route it does not have, whose message names the call.
 func notFound(service string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, service, errf(404, "The resource could not be found."))
+		writeError(w, service, errf(404, "The resource could not be found. (%s %s is not served by this cloud)", r.Method, r.URL.Path))
 	}
 }
 

@@ -57,9 +57,16 @@ type Sim struct {
 // New starts a Sim on a random loopback port. Close it when done.
 func New(opts Options) *Sim {
 	s := newSim(opts)
-	s.server = httptest.NewServer(s.handler)
-	s.st.baseURL = s.server.URL
+	s.server = httptest.NewUnstartedServer(s.handler)
+	s.start()
 	return s
+}
+
+// start records the base URL before the server accepts a connection, so that handlers read
+// it without a lock and without racing with its write.
+func (s *Sim) start() {
+	s.st.baseURL = "http://" + s.server.Listener.Addr().String()
+	s.server.Start()
 }
 
 // Serve starts a Sim on an existing listener, for the standalone command.
@@ -68,8 +75,7 @@ func Serve(l net.Listener, opts Options) *Sim {
 	s.server = httptest.NewUnstartedServer(s.handler)
 	s.server.Listener.Close()
 	s.server.Listener = l
-	s.server.Start()
-	s.st.baseURL = s.server.URL
+	s.start()
 	return s
 }
 

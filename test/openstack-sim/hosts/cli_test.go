@@ -196,7 +196,7 @@ func badInput(t *testing.T, c cli, sim *openstacktest.Sim, userData string) {
 		want string
 	}{
 		{"unknown image", []string{"--image", "no-such-image", "--flavor", "m1.small", "--network", "n1"}, "No Image found for no-such-image"},
-		{"unknown flavor", []string{"--image", "debian-12", "--flavor", "m9.huge", "--network", "n1"}, "No Flavor found for m9.huge"},
+		{"unknown flavor", []string{"--image", "debian-12", "--flavor", "m9.huge", "--network", "n1"}, "No flavor with a name or ID of 'm9.huge' exists"},
 		{"unknown network", []string{"--image", "debian-12", "--flavor", "m1.small", "--network", "nowhere"}, "No Network found for nowhere"},
 		{"unknown keypair", []string{"--image", "debian-12", "--flavor", "m1.small", "--network", "n1", "--key-name", "nokey"}, "Invalid key_name provided"},
 		{"image bigger than the flavor's disk", []string{"--image", "ubuntu-24.04", "--flavor", "m1.tiny", "--network", "n1"}, "Flavor's disk is too small for requested image"},

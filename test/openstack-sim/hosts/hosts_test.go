@@ -222,14 +222,21 @@ func dialSSH(t *testing.T, ctx context.Context, addr string, signer ssh.Signer, 
 		HostKeyCallback: ssh.FixedHostKey(hostKey), HostKeyAlgorithms: []string{hostKey.Type()}, Timeout: 5 * time.Second}
 	var client *ssh.Client
 	var err error
-	poll(t, ctx, "ssh to "+addr, func() bool {
-		client, err = ssh.Dial("tcp", net.JoinHostPort(addr, "22"), cfg)
-		if err != nil {
-			t.Logf("ssh to %s: %v", addr, err)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if client, err = ssh.Dial("tcp", net.JoinHostPort(addr, "22"), cfg); err == nil {
+			return client
 		}
-		return err == nil
-	})
-	return client
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Say what the host was doing: its units and the tail of its journal.
+	out, _ := exec.Command("sh", "-c", "docker ps -q --filter label="+hosts.Label+" | xargs -r -I{} docker exec {} sh -c "+
+		"'hostname; systemctl is-system-running; systemctl --failed --no-legend; journalctl -b --no-pager -n 40'").CombinedOutput()
+	t.Fatalf("ssh to %s: %v\n%s", addr, err, out)
+	return nil
 }
 
 func run(t *testing.T, c *ssh.Client, cmd string) string {

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
@@ -95,18 +97,65 @@ func (b *Backend) startLB(ctx context.Context, lb openstacktest.LoadBalancerInfo
 	if _, err := sandboxapi.Docker(ctx, "start", name); err != nil {
 		return err
 	}
+	// A signal that reaches haproxy before it handles signals is lost (it is PID 1), so a
+	// reload must wait until the first configuration is loaded.
+	if err := waitLoaded(ctx, name, 1); err != nil {
+		return err
+	}
 	b.logf("load balancer %s (%s) serves at %s", lb.ID, lb.Name, lb.VIP)
 	return nil
+}
+
+// waitLoaded waits until haproxy's master has loaded a configuration n times since the
+// container was created.
+func waitLoaded(ctx context.Context, container string, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		out, err := haproxyLog(ctx, container)
+		if err == nil && strings.Count(out, "Loading success") >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("haproxy in %s did not load its configuration (load %d): %s", container, n, lastLines(out, 5))
+		case <-tick.C:
+		}
+	}
+}
+
+// haproxyLog is what haproxy wrote; its notices go to stderr.
+func haproxyLog(ctx context.Context, container string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "logs", container).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("docker logs %s: %w: %s", container, err, lastLines(string(out), 5))
+	}
+	return string(out), nil
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
 }
 
 // reloadLB writes the new configuration and has haproxy's master reload its workers. The
 // container's label keeps the hash of the configuration it was created with; the backend
 // remembers what it applied since.
 func (b *Backend) reloadLB(ctx context.Context, name, cfg, hash string) error {
+	out, err := haproxyLog(ctx, name)
+	if err != nil {
+		return err
+	}
+	loads := strings.Count(out, "Loading success")
 	if err := b.writeLBConfig(ctx, name, cfg); err != nil {
 		return err
 	}
 	if _, err := sandboxapi.Docker(ctx, "kill", "--signal", "USR2", name); err != nil {
+		return err
+	}
+	if err := waitLoaded(ctx, name, loads+1); err != nil {
 		return err
 	}
 	b.logf("load balancer container %s reloaded (config %s)", name, hash)

@@ -61,8 +61,8 @@ RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apis/... ./pkg/applied/... 
 
 # The README's test command. It runs everything: unit tests, integration tests against real
 # sshd, terraform and kube-apiserver+etcd (the packages in RACE_PKGS under -race), and the
-# end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-kube`
-# once first (what .ci/run does).
+# end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-terraform-openstack ci-kube
+# ci-ccm` once first (what .ci/run does).
 .PHONY: test test-race test-integration test-e2e
 test: test-race test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
 
@@ -81,7 +81,7 @@ test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters o
 
 # --- CI set-up: idempotent, cached under $(SLIPWAY_CACHE) ----------------------------------------
 
-CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg
+CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg python3-openstackclient
 
 .PHONY: ci-deps
 ci-deps: ## install the Debian packages the tests need
@@ -105,9 +105,21 @@ ci-terraform: ## install terraform from the Go module proxy when it is missing (
 	  ln -sf $(TOOLS)/terraform /usr/local/bin/terraform; \
 	fi; terraform version | head -1
 
+.PHONY: ci-terraform-openstack
+ci-terraform-openstack: ## build terraform-provider-openstack for test/terraform from the Go module proxy (cached; cold about 2 minutes)
+	test/terraform/provider.sh
+
 .PHONY: ci-kube
 ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)
 	test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl
+
+.PHONY: ci-ccm test-ccm
+ci-ccm: ## build the OpenStack cloud-controller-manager from the Go module proxy (cached; version in test/ccm/build.sh)
+	test/ccm/build.sh
+
+test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a real kube-apiserver (about 10 s warm)
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
+	$(GO) test -count=1 -v ./test/ccm/...
 
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
 SANDBOX_FLAGS ?= --hosts 4 --lb
@@ -152,7 +164,7 @@ bench-controller: ## scale 0→500→0 and hold 5,000 machines; figures go to te
 # ---- OpenStack provider and simulator (issue 7): pkg/cloud/openstack, test/openstack-sim -----
 OPENSTACK_SIM_LISTEN ?= 127.0.0.1:8774
 .PHONY: test-openstack bench-openstack openstack-sim
-test-openstack: ## OpenStack provider and simulator tests, and the controller scenarios on them against a real kube-apiserver (about 6 minutes warm)
+test-openstack: ## OpenStack provider and simulator tests (with the real openstack CLI against it), and the controller scenarios on them against a real kube-apiserver (about 7 minutes warm)
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
 	$(GO) test -count=1 -timeout 30m ./pkg/cloud/openstack/... ./test/openstack-sim/... ./test/bench/openstack/...
 
@@ -163,6 +175,13 @@ bench-openstack: ## OpenStack calls per machine at 0→500: the provider alone, 
 
 openstack-sim: ## run the OpenStack simulator standalone on OPENSTACK_SIM_LISTEN (prints OS_* variables)
 	$(GO) run ./test/openstack-sim --listen $(OPENSTACK_SIM_LISTEN)
+
+.PHONY: openstack-up openstack-down
+openstack-up: ci-deps ci-docker ## OpenStack in a box: the simulator in the background, its servers booting as sandbox hosts; prints OS_* and writes clouds.yaml
+	GO=$(GO) OPENSTACK_SIM_LISTEN=$(OPENSTACK_SIM_LISTEN) test/openstack-sim/up.sh up
+
+openstack-down: ## stop the simulator started by openstack-up and remove its hosts, networks and NAT rules
+	GO=$(GO) test/openstack-sim/up.sh down
 
 # ---- apply benchmark (issue 5) -------------------------------------------------------------
 .PHONY: bench-apply

@@ -1,10 +1,14 @@
 // Command openstack-sim runs the OpenStack simulator of pkg/cloud/openstack/openstacktest
 // standalone, for manual runs and for suites in other processes:
 //
-//	go run ./test/openstack-sim --listen 127.0.0.1:8774
+//	go run ./test/openstack-sim --listen 127.0.0.1:8774 [--hosts] [--dir DIR]
+//	go run ./test/openstack-sim down [--name openstack]
 //
 // It prints the OS_* variables that point a client at it, serves until interrupted, and offers
 // the control API under /_sim/ (state, faults, quota, timing; see control.go in the package).
+// With --hosts every server boots as a sandbox host (test/openstack-sim/hosts); they are removed
+// when the simulator stops, because its records die with it. `down` removes what a simulator
+// that was killed left behind. With --dir it writes openrc.sh and clouds.yaml there.
 package main
 
 import (
@@ -21,11 +25,16 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+	"github.com/slipway-dev/slipway/test/openstack-sim/hosts"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	run := run
+	if len(os.Args) > 1 && os.Args[1] == "down" {
+		run, os.Args = down, os.Args[1:]
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "openstack-sim:", err)
 		os.Exit(1)
@@ -45,6 +54,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		errorRate = fs.Float64("error-rate", 0, "fraction of API calls (all services) answered with 500")
 		seed      = fs.Uint64("seed", 1, "seed of the fault-injection randomness")
 		verbose   = fs.Bool("v", false, "log every API call")
+		withHosts = fs.Bool("hosts", false, "boot every server as a sandbox host (needs Docker and root)")
+		name      = fs.String("name", "openstack", "name of the cloud: labels its hosts and networks (with --hosts)")
+		dir       = fs.String("dir", "", "write openrc.sh and clouds.yaml into this directory")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,8 +76,26 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *verbose {
 		opts.Logf = log.Printf
 	}
+	if *withHosts {
+		b, err := hosts.New(ctx, hosts.Options{Name: *name, Log: os.Stderr})
+		if err != nil {
+			l.Close()
+			return err
+		}
+		defer func() {
+			if err := b.Close(context.WithoutCancel(ctx)); err != nil {
+				log.Printf("openstack-sim: removing the hosts: %v", err)
+			}
+		}()
+		opts.Hypervisor = b
+	}
 	sim := openstacktest.Serve(l, opts)
 	defer sim.Close()
+	if *dir != "" {
+		if err := writeClientFiles(*dir, sim); err != nil {
+			return err
+		}
+	}
 	if *errorRate > 0 {
 		sim.InjectFault(openstacktest.Fault{Rate: *errorRate, Status: 500})
 	}
@@ -78,4 +108,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "# control API: %s/_sim/state\n", sim.URL())
 	<-ctx.Done()
 	return nil
+}
+
+// down removes the hosts, networks and NAT rules of a cloud whose simulator did not stop cleanly.
+func down(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("openstack-sim down", flag.ContinueOnError)
+	name := fs.String("name", "openstack", "name of the cloud")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return hosts.Down(ctx, *name)
 }

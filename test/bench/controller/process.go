@@ -13,10 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -37,7 +33,7 @@ func startController(b *testing.B, env *envtest.Env, ns string, qps, workers int
 		b.Fatalf("building fakecontroller: %v", err)
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := writeKubeconfig(env.ControllerConfig, kubeconfig); err != nil {
+	if err := envtest.WriteKubeconfig(env.ControllerConfig, kubeconfig); err != nil {
 		b.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,15 +65,6 @@ func startController(b *testing.B, env *envtest.Env, ns string, qps, workers int
 		return err == nil, fmt.Sprint(err)
 	})
 	return p
-}
-
-func writeKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["u"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	kc.CurrentContext = "c"
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // requests sums client-go's rest_client_requests_total from the controller's metrics: every

@@ -15,7 +15,7 @@ suite=bookworm
 
 pkgs=$(grep -v '^#' "$here/packages.txt" | xargs | tr ' ' ',')
 rootfs_key=$(printf '%s\n' "rootfs-v1" "$suite" "$pkgs" | sha256sum | cut -c1-16)
-image_key=$(cat <(echo "$rootfs_key") "$here/build.sh" "$here/Dockerfile" "$here/entrypoint.sh" "$here/runc-wrapper.sh" | sha256sum | cut -c1-16)
+image_key=$(cat <(echo "$rootfs_key") "$here/build.sh" "$here/Dockerfile" "$here/entrypoint.sh" "$here/runc-wrapper.sh" "$here/cloud.cfg" | sha256sum | cut -c1-16)
 image="slipway-sandbox-node:$image_key"
 
 dir="$cache/node/$rootfs_key"

@@ -34,6 +34,23 @@ if ! ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1; then
   ssh-keygen -A >/dev/null
 fi
 
+# A cloud server's interfaces carry the MAC addresses of their Neutron ports, as a hypervisor
+# gives them; cloud-init matches the config drive's network_data.json by MAC. Given as IP=MAC.
+for pair in ${SANDBOX_MACS:-}; do
+  dev=$(ip -o -4 addr show | awk -v ip="${pair%%=*}" '{split($4, a, "/"); if (a[1] == ip) print $2}')
+  [ -n "$dev" ] || continue
+  # Announce the new address (gratuitous ARP), or neighbours keep the one Docker gave.
+  echo 1 >"/proc/sys/net/ipv4/conf/$dev/arp_notify"
+  ip link set dev "$dev" address "${pair#*=}"
+done
+
+# Only cloud servers (of the OpenStack simulator) boot with a config drive; cloud-init runs only there.
+if [ -d /var/lib/cloud/seed/config_drive ]; then
+  rm -f /etc/cloud/cloud-init.disabled
+else
+  : >/etc/cloud/cloud-init.disabled
+fi
+
 # Without CAP_SYS_RESOURCE no process may lower its oom_score_adj, and runc fails every pod
 # sandbox. Put a wrapper first on PATH that clamps negative values; only where it is needed.
 capeff=$(awk '/^CapEff:/ {print $2}' /proc/self/status)

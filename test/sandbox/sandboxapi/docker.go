@@ -26,8 +26,14 @@ func docker(ctx context.Context, args ...string) (string, error) {
 }
 
 func dockerIn(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	return Run(ctx, stdin, "docker", args...)
+}
+
+// Run runs a command and returns its trimmed stdout. Errors carry the command and the tail of
+// its stderr.
+func Run(ctx context.Context, stdin io.Reader, name string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "docker", args...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdin = stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -36,7 +42,7 @@ func dockerIn(ctx context.Context, stdin io.Reader, args ...string) (string, err
 		if len(msg) > 1500 {
 			msg = "…" + msg[len(msg)-1500:]
 		}
-		return "", fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, msg)
+		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, msg)
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }

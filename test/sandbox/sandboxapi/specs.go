@@ -9,24 +9,12 @@ import (
 // nodeSpec is a bare host: systemd as PID 1 with the flags that make containerd and the kubelet
 // work inside Docker on this kind of machine (see shared/e2e-notes.md).
 func (sb *Sandbox) nodeSpec(h Host, identity map[string]file) spec {
-	run := []string{
-		"--network", sb.Network, "--ip", h.IP,
-		"--cgroupns=private",
-		"--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
-		"--security-opt", "systempaths=unconfined",
-		"--device", "/dev/kmsg", "--device-cgroup-rule", "a *:* rwm",
-		// Docker mounts tmpfs noexec by default; real hosts run programs from /tmp.
-		"--tmpfs", "/run", "--tmpfs", "/run/lock", "--tmpfs", "/tmp:rw,exec,nosuid,nodev,mode=1777",
+	run := []string{"--network", sb.Network, "--ip", h.IP,
 		// containerd's overlay snapshotter cannot sit on the container's own overlay root.
 		"--mount", "type=volume,src=" + volumeName(h) + ",dst=/var/lib/containerd",
-		"--sysctl", "net.ipv4.ip_forward=1",
 		"-e", "SANDBOX_DNS=" + sb.Assets.IP,
 	}
-	if sb.Privileged {
-		run = append(run, "--privileged")
-	} else {
-		run = append(run, "--cap-add=ALL", "--cap-drop=SYS_RESOURCE")
-	}
+	run = append(run, MachineFlags(sb.Privileged)...)
 	return spec{name: h.Container, host: h.Name, run: run, image: sb.Image, files: identity, volume: volumeName(h)}
 }
 

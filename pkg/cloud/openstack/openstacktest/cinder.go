@@ -1,18 +1,28 @@
 package openstacktest
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
 const cinderBase = "/volume/v3/{project}"
 
 func (s *Sim) volumeRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /volume/{$}", s.volumeVersions)
+	handleRoot(mux, "/volume", s.volumeVersions)
 	mux.HandleFunc("GET "+cinderBase+"/volumes", s.listVolumes)
 	mux.HandleFunc("GET "+cinderBase+"/volumes/detail", s.listVolumes)
 	mux.HandleFunc("GET "+cinderBase+"/volumes/{id}", s.getVolume)
 	mux.HandleFunc("DELETE "+cinderBase+"/volumes/{id}", s.deleteVolume)
+	mux.HandleFunc("POST "+cinderBase+"/volumes", s.createVolume)
+	mux.HandleFunc("PUT "+cinderBase+"/volumes/{id}", s.updateVolume)
+	mux.HandleFunc("GET "+cinderBase+"/os-availability-zone", s.volumeAvailabilityZones)
+	mux.HandleFunc("GET "+cinderBase+"/os-quota-sets/{target}", s.showVolumeQuota)
+	mux.HandleFunc("GET "+cinderBase+"/os-quota-sets/{target}/defaults", s.showVolumeQuota)
+	mux.HandleFunc("GET "+cinderBase+"/limits", s.volumeLimits)
 	mux.HandleFunc("GET "+cinderBase+"/types", s.listVolumeTypes)
 	mux.HandleFunc("GET "+cinderBase+"/types/{id}", s.getVolumeType)
 	mux.HandleFunc("/volume/", notFound(serviceVolume))
@@ -20,7 +30,7 @@ func (s *Sim) volumeRoutes(mux *http.ServeMux) {
 
 func (s *Sim) volumeVersions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusMultipleChoices, map[string]any{"versions": []any{map[string]any{
-		"id": "v3.0", "status": "CURRENT", "version": "3.71", "min_version": "3.0",
+		"id": "v3.0", "status": "CURRENT", "version": fmt.Sprintf("3.%d", cinderMaxVersion), "min_version": "3.0",
 		"updated": "2023-08-31T00:00:00Z",
 		"links":   []any{map[string]any{"rel": "self", "href": s.st.baseURL + "/volume/v3/"}}}}})
 }
@@ -44,7 +54,7 @@ func (s *Sim) newVolume(name string, size int, volumeType, imageID string) *Volu
 	now := time.Now()
 	v := &Volume{ID: newID(), Name: name, ProjectID: ProjectID, Status: "available", Size: size,
 		VolumeType: volumeType, ImageID: imageID, AvailabilityZone: AvailabilityZone,
-		Created: now, Updated: now, seq: s.st.next()}
+		Metadata: map[string]string{}, Created: now, Updated: now, seq: s.st.next()}
 	s.st.volumes[v.ID] = v
 	return v
 }
@@ -65,7 +75,7 @@ func renderVolume(v *Volume) map[string]any {
 	attachments := []any{}
 	if v.ServerID != "" {
 		attachments = append(attachments, map[string]any{"id": v.ID, "volume_id": v.ID,
-			"server_id": v.ServerID, "attachment_id": v.ID + "-attachment", "device": "/dev/vda",
+			"server_id": v.ServerID, "attachment_id": v.ID + "-attachment", "device": v.Device,
 			"host_name": nil, "attached_at": v.Updated.UTC().Format(isoMicros)})
 	}
 	bootable := "false"
@@ -75,7 +85,7 @@ func renderVolume(v *Volume) map[string]any {
 	m := map[string]any{
 		"id": v.ID, "name": v.Name, "status": v.Status, "size": v.Size, "volume_type": v.VolumeType,
 		"availability_zone": v.AvailabilityZone, "bootable": bootable, "attachments": attachments,
-		"metadata": map[string]any{}, "multiattach": false, "encrypted": false, "description": nil,
+		"metadata": maps.Clone(v.Metadata), "multiattach": false, "encrypted": false, "description": nullable(v.Description),
 		"os-vol-tenant-attr:tenant_id": v.ProjectID, "user_id": UserID, "snapshot_id": nil,
 		"source_volid": nil, "replication_status": nil, "consistencygroup_id": nil,
 		"created_at": v.Created.UTC().Format(isoMicros), "updated_at": v.Updated.UTC().Format(isoMicros)}
@@ -176,4 +186,30 @@ func (s *Sim) getVolumeType(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"volume_type": renderVolumeType(t)})
+}
+
+// Cinder's microversions: 3.0 to cinderMaxVersion.
+const cinderMaxVersion = 71
+
+// negotiateVolumeVersion checks an "OpenStack-API-Version: volume 3.N" header and echoes the
+// version served, as Cinder does.
+func negotiateVolumeVersion(w http.ResponseWriter, r *http.Request) *apiError {
+	v := "3.0"
+	if h, ok := strings.CutPrefix(r.Header.Get("OpenStack-API-Version"), "volume "); ok {
+		v = strings.TrimSpace(h)
+		if v == "latest" {
+			v = fmt.Sprintf("3.%d", cinderMaxVersion)
+		}
+		major, minor, _ := strings.Cut(v, ".")
+		n, err := strconv.Atoi(minor)
+		if major != "3" || err != nil || n < 0 {
+			return errf(400, "Invalid API version request: %s", v)
+		}
+		if n > cinderMaxVersion {
+			return errf(406, "Version %s is not supported by the API. Minimum is 3.0 and maximum is 3.%d.", v, cinderMaxVersion)
+		}
+	}
+	w.Header().Set("OpenStack-API-Version", "volume "+v)
+	w.Header().Set("Vary", "OpenStack-API-Version")
+	return nil
 }

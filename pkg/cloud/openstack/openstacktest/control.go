@@ -67,13 +67,15 @@ type State struct {
 	Ports       []Port
 	FloatingIPs []FloatingIP
 	Volumes     []Volume
-	PeakServers int
-	Calls       CallStats
+	// LoadBalancers carry their listeners, pools, members and health monitors.
+	LoadBalancers []LoadBalancer
+	PeakServers   int
+	Calls         CallStats
 }
 
 func (s *Sim) controlState(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, State{Servers: s.Servers(), Ports: s.Ports(), FloatingIPs: s.FloatingIPs(),
-		Volumes: s.Volumes(), PeakServers: s.PeakServers(), Calls: s.Calls()})
+		Volumes: s.Volumes(), LoadBalancers: s.LoadBalancers(), PeakServers: s.PeakServers(), Calls: s.Calls()})
 }
 
 // controlFault is Fault with durations as strings ("1s").
@@ -100,14 +102,15 @@ func (s *Sim) controlAddFault(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Sim) controlTiming(w http.ResponseWriter, r *http.Request) {
-	var req struct{ Latency, BuildTime, DeleteTime *string }
+	var req struct{ Latency, BuildTime, DeleteTime, LoadBalancerTime *string }
 	if !controlDecode(w, r, &req) {
 		return
 	}
 	for _, f := range []struct {
 		v   *string
 		set func(time.Duration)
-	}{{req.Latency, s.SetLatency}, {req.BuildTime, s.SetBuildTime}, {req.DeleteTime, s.SetDeleteTime}} {
+	}{{req.Latency, s.SetLatency}, {req.BuildTime, s.SetBuildTime}, {req.DeleteTime, s.SetDeleteTime},
+		{req.LoadBalancerTime, s.SetLoadBalancerTime}} {
 		if f.v == nil {
 			continue
 		}

@@ -11,7 +11,8 @@ import (
 // Fault makes matching API calls fail before they reach the simulated service, as a broken load
 // balancer, an overloaded API or a rate limiter would.
 type Fault struct {
-	// Service limits the fault to one of identity, compute, network, image or volume.
+	// Service limits the fault to one of identity, compute, network, image, volume or
+	// load-balancer.
 	Service string
 	// Method limits the fault to one HTTP method.
 	Method string
@@ -41,14 +42,26 @@ type faultTable struct {
 	rules []*faultRule
 }
 
-// Quota limits what the project may hold. Zero means unlimited.
+// Quota limits what the project may hold. Zero means unlimited, which the APIs report as -1.
 type Quota struct {
-	Instances   int
-	Cores       int
-	RAMMiB      int
-	FloatingIPs int
-	Ports       int
-	Volumes     int
+	// Nova.
+	Instances          int
+	Cores              int
+	RAMMiB             int
+	KeyPairs           int
+	ServerGroups       int
+	ServerGroupMembers int
+	// Neutron.
+	Networks           int
+	Subnets            int
+	Ports              int
+	Routers            int
+	FloatingIPs        int
+	SecurityGroups     int
+	SecurityGroupRules int
+	// Cinder.
+	Volumes   int
+	Gigabytes int
 }
 
 // InjectFault adds f and returns a function that removes it again.

@@ -18,7 +18,9 @@ const (
 	serviceNetwork  = "network"
 	serviceImage    = "image"
 	serviceVolume   = "volume"
-	serviceControl  = "_sim"
+	// serviceLoadBalancer is Octavia.
+	serviceLoadBalancer = "load-balancer"
+	serviceControl      = "_sim"
 )
 
 func serviceOf(path string) string {
@@ -75,6 +77,13 @@ func writeError(w http.ResponseWriter, service string, e *apiError) {
 		}
 		writeJSON(w, e.status, map[string]any{"NeutronError": map[string]any{
 			"type": kind, "message": e.message, "detail": ""}})
+	case service == serviceLoadBalancer:
+		// Octavia's errors come from WSME.
+		code := "Client"
+		if e.status >= 500 {
+			code = "Server"
+		}
+		writeJSON(w, e.status, map[string]any{"faultcode": code, "faultstring": e.message, "debuginfo": nil})
 	case service == serviceImage:
 		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
 		w.WriteHeader(e.status)

@@ -23,13 +23,44 @@ func (s *Sim) Servers() []Server {
 	return snapshot(s, s.st.servers, func(v *Server) uint64 { return v.seq }, func(v *Server) Server { return s.copyServer(v) })
 }
 
-// Ports returns every port.
+// Ports returns every port of servers and callers. The interface ports of routers (device
+// owner network:router_interface), the cloud's plumbing, are listed by the API but left out
+// here, so that a test can check that nothing it made leaked; RouterPorts returns them.
 func (s *Sim) Ports() []Port {
+	return slices.DeleteFunc(s.allPorts(), func(p Port) bool { return p.DeviceOwner == ownerRouterInterface })
+}
+
+// RouterPorts returns the interface ports of routers.
+func (s *Sim) RouterPorts() []Port {
+	return slices.DeleteFunc(s.allPorts(), func(p Port) bool { return p.DeviceOwner != ownerRouterInterface })
+}
+
+func (s *Sim) allPorts() []Port {
 	return snapshot(s, s.st.ports, func(v *Port) uint64 { return v.seq }, func(p *Port) Port {
 		c := *p
 		c.FixedIPs, c.SecurityGroupIDs, c.Tags = slices.Clone(p.FixedIPs), slices.Clone(p.SecurityGroupIDs), slices.Clone(p.Tags)
+		c.AllowedAddressPairs = slices.Clone(p.AllowedAddressPairs)
 		return c
 	})
+}
+
+// Routers returns every router.
+func (s *Sim) Routers() []Router {
+	return snapshot(s, s.st.routers, func(v *Router) uint64 { return v.seq }, func(r *Router) Router {
+		c := *r
+		c.GatewayIPs, c.AZHints, c.Tags = slices.Clone(r.GatewayIPs), slices.Clone(r.AZHints), slices.Clone(r.Tags)
+		return c
+	})
+}
+
+// SecurityGroupRules returns every rule of every security group.
+func (s *Sim) SecurityGroupRules() []SecurityGroupRule {
+	return snapshot(s, s.st.sgRules, func(v *SecurityGroupRule) uint64 { return v.seq }, plain[SecurityGroupRule])
+}
+
+// Keypairs returns every keypair.
+func (s *Sim) Keypairs() []Keypair {
+	return snapshot(s, s.st.keypairs, func(v *Keypair) uint64 { return v.seq }, plain[Keypair])
 }
 
 // FloatingIPs returns every floating IP.
@@ -43,7 +74,11 @@ func (s *Sim) FloatingIPs() []FloatingIP {
 
 // Volumes returns every volume.
 func (s *Sim) Volumes() []Volume {
-	return snapshot(s, s.st.volumes, func(v *Volume) uint64 { return v.seq }, plain[Volume])
+	return snapshot(s, s.st.volumes, func(v *Volume) uint64 { return v.seq }, func(v *Volume) Volume {
+		c := *v
+		c.Metadata = maps.Clone(v.Metadata)
+		return c
+	})
 }
 
 // Networks returns every network.
@@ -62,12 +97,20 @@ func (s *Sim) Subnets() []Subnet {
 
 // Images returns every image.
 func (s *Sim) Images() []Image {
-	return snapshot(s, s.st.images, func(v *Image) uint64 { return v.seq }, plain[Image])
+	return snapshot(s, s.st.images, func(v *Image) uint64 { return v.seq }, func(im *Image) Image {
+		c := *im
+		c.Tags, c.Properties = slices.Clone(im.Tags), maps.Clone(im.Properties)
+		return c
+	})
 }
 
 // Flavors returns every flavor.
 func (s *Sim) Flavors() []Flavor {
-	return snapshot(s, s.st.flavors, func(v *Flavor) uint64 { return v.seq }, plain[Flavor])
+	return snapshot(s, s.st.flavors, func(v *Flavor) uint64 { return v.seq }, func(f *Flavor) Flavor {
+		c := *f
+		c.ExtraSpecs = maps.Clone(f.ExtraSpecs)
+		return c
+	})
 }
 
 // SecurityGroups returns every security group.
@@ -120,18 +163,28 @@ func (s *Sim) AddFlavor(id, name string, vcpus, ramMiB, diskGB int) string {
 	return s.st.addFlavor(id, name, vcpus, ramMiB, diskGB)
 }
 
-// AddNetwork adds a network with one subnet named "<name>-subnet" and returns both IDs.
+// AddNetwork adds a network with one subnet named "<name>-subnet" and returns both IDs. An
+// internal network's subnet gets an interface on the seeded router1, so its ports can have
+// floating IPs, as on a cloud whose operator wired it up.
 func (s *Sim) AddNetwork(name, cidr string, external bool) (networkID, subnetID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.addNetwork(name, cidr, external)
+	networkID, subnetID = s.st.addNetwork(name, cidr, external)
+	if !external {
+		s.st.routeSubnet(subnetID)
+	}
+	return networkID, subnetID
 }
 
-// AddSubnet adds a subnet to a network and returns its ID.
+// AddSubnet adds a subnet to a network, routed by router1 as AddNetwork does, and returns its ID.
 func (s *Sim) AddSubnet(networkID, name, cidr string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.addSubnet(networkID, name, cidr)
+	id := s.st.addSubnet(networkID, name, cidr)
+	if !s.st.networks[networkID].External {
+		s.st.routeSubnet(id)
+	}
+	return id
 }
 
 // AddSecurityGroup adds a security group and returns its ID.

@@ -9,12 +9,13 @@ import (
 )
 
 func (s *Sim) identityRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /identity/{$}", s.identityVersions)
+	handleRoot(mux, "/identity", s.identityVersions)
 	mux.HandleFunc("GET /identity/v3/{$}", s.identityVersion)
 	mux.HandleFunc("GET /identity/v3", s.identityVersion)
 	mux.HandleFunc("POST /identity/v3/auth/tokens", s.issueToken)
 	mux.HandleFunc("GET /identity/v3/auth/tokens", s.showToken)
 	mux.HandleFunc("DELETE /identity/v3/auth/tokens", s.revokeToken)
+	s.identityLookupRoutes(mux)
 	mux.HandleFunc("/identity/", notFound(serviceIdentity))
 }
 
@@ -211,5 +212,6 @@ func (s *Sim) catalog() []any {
 		entry("network", "neutron", base+"/network"),
 		entry("image", "glance", base+"/image"),
 		entry("block-storage", "cinder", base+"/volume/v3/"+ProjectID),
+		entry("load-balancer", "octavia", base+octaviaRoot),
 	}
 }

@@ -1,167 +1,225 @@
 package openstacktest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 )
 
 const neutronBase = "/network/v2.0"
 
+// neutronMaxMTU is the MTU of the simulated tenant networks (VXLAN on a 1500-byte underlay).
+const neutronMaxMTU = 1450
+
 func (s *Sim) networkRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /network/{$}", s.networkVersions)
-	mux.HandleFunc("GET "+neutronBase+"/networks", s.neutronList("networks", s.renderNetworks))
-	mux.HandleFunc("GET "+neutronBase+"/networks/{id}", s.neutronGet("network", s.renderNetworks))
-	mux.HandleFunc("GET "+neutronBase+"/subnets", s.neutronList("subnets", s.renderSubnets))
-	mux.HandleFunc("GET "+neutronBase+"/subnets/{id}", s.neutronGet("subnet", s.renderSubnets))
-	mux.HandleFunc("GET "+neutronBase+"/security-groups", s.neutronList("security_groups", s.renderSecGroups))
-	mux.HandleFunc("GET "+neutronBase+"/security-groups/{id}", s.neutronGet("security_group", s.renderSecGroups))
-	mux.HandleFunc("GET "+neutronBase+"/ports", s.neutronList("ports", s.renderPorts))
-	mux.HandleFunc("GET "+neutronBase+"/ports/{id}", s.neutronGet("port", s.renderPorts))
+	handleRoot(mux, "/network", s.networkVersions)
+	handleRoot(mux, neutronBase, s.networkVersion)
+	for _, c := range []struct {
+		path, collection, kind string
+		render                 renderer
+	}{
+		{"networks", "networks", "network", s.renderNetworks},
+		{"subnets", "subnets", "subnet", s.renderSubnets},
+		{"security-groups", "security_groups", "security_group", s.renderSecGroups},
+		{"security-group-rules", "security_group_rules", "security_group_rule", s.renderSGRules},
+		{"ports", "ports", "port", s.renderPorts},
+		{"floatingips", "floatingips", "floatingip", s.renderFloatingIPs},
+		{"routers", "routers", "router", s.renderRouters},
+	} {
+		mux.HandleFunc("GET "+neutronBase+"/"+c.path, s.neutronList(c.collection, c.kind, c.render))
+		mux.HandleFunc("GET "+neutronBase+"/"+c.path+"/{id}", s.neutronGet(c.kind, c.render))
+	}
+	mux.HandleFunc("POST "+neutronBase+"/networks", s.createNetwork)
+	mux.HandleFunc("PUT "+neutronBase+"/networks/{id}", s.updateNetwork)
+	mux.HandleFunc("DELETE "+neutronBase+"/networks/{id}", s.deleteNetwork)
 	mux.HandleFunc("POST "+neutronBase+"/ports", s.createPort)
 	mux.HandleFunc("PUT "+neutronBase+"/ports/{id}", s.updatePort)
 	mux.HandleFunc("DELETE "+neutronBase+"/ports/{id}", s.deletePort)
-	mux.HandleFunc("GET "+neutronBase+"/floatingips", s.neutronList("floatingips", s.renderFloatingIPs))
-	mux.HandleFunc("GET "+neutronBase+"/floatingips/{id}", s.neutronGet("floatingip", s.renderFloatingIPs))
 	mux.HandleFunc("POST "+neutronBase+"/floatingips", s.createFloatingIP)
 	mux.HandleFunc("PUT "+neutronBase+"/floatingips/{id}", s.updateFloatingIP)
 	mux.HandleFunc("DELETE "+neutronBase+"/floatingips/{id}", s.deleteFloatingIP)
+	s.subnetRoutes(mux)
+	s.secGroupRoutes(mux)
+	s.routerRoutes(mux)
+	s.neutronTagRoutes(mux)
+	s.neutronMiscRoutes(mux)
 	mux.HandleFunc("/network/", notFound(serviceNetwork))
 }
 
-func (s *Sim) networkVersions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"versions": []any{map[string]any{
-		"id": "v2.0", "status": "CURRENT",
-		"links": []any{map[string]any{"rel": "self", "href": s.st.baseURL + neutronBase + "/"}}}}})
+func (s *Sim) networkV2Doc() map[string]any {
+	return map[string]any{"id": "v2.0", "status": "CURRENT",
+		"links": []any{map[string]any{"rel": "self", "href": s.st.baseURL + neutronBase + "/"}}}
 }
 
-// A renderer returns every object of a kind in creation order, rendered as Neutron does.
-// Callers hold s.mu.
-type renderer func() []map[string]any
+func (s *Sim) networkVersions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"versions": []any{s.networkV2Doc()}})
+}
+
+// networkVersion is the v2.0 root, which lists its resources.
+func (s *Sim) networkVersion(w http.ResponseWriter, r *http.Request) {
+	var res []any
+	for _, c := range []string{"subnets", "networks", "ports", "routers", "floatingips", "security_groups", "security_group_rules"} {
+		res = append(res, map[string]any{"name": strings.TrimSuffix(c, "s"), "collection": c,
+			"links": []any{map[string]any{"rel": "self", "href": s.st.baseURL + neutronBase + "/" + strings.ReplaceAll(c, "_", "-")}}})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"resources": res})
+}
 
 // neutronNotFound names Neutron's error type for a missing object of a kind.
 func neutronNotFound(kind, id string) *apiError {
 	name := map[string]string{"network": "Network", "subnet": "Subnet", "security_group": "SecurityGroup",
-		"port": "Port", "floatingip": "FloatingIP"}[kind]
+		"security_group_rule": "SecurityGroupRule", "port": "Port", "floatingip": "FloatingIP", "router": "Router"}[kind]
 	msg := fmt.Sprintf("%s %s could not be found.", name, id)
-	if kind == "security_group" {
+	switch kind {
+	case "security_group":
 		msg = fmt.Sprintf("Security group %s does not exist", id)
+	case "security_group_rule":
+		msg = fmt.Sprintf("Security group rule %s does not exist", id)
 	}
 	return neutronErr(404, name+"NotFound", "%s", msg)
 }
 
-func (s *Sim) neutronGet(kind string, render renderer) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("id")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for _, o := range render() {
-			if o["id"] == id {
-				writeJSON(w, http.StatusOK, map[string]any{kind: o})
-				return
+func overQuota(resource string) *apiError {
+	return neutronErr(409, "OverQuota", "Quota exceeded for resources: ['%s'].", resource)
+}
+
+func (n *Network) attrs() attrs {
+	return attrs{
+		"name": {true, true, str(&n.Name)}, "description": {true, true, str(&n.Description)},
+		"admin_state_up": {true, true, boolean(&n.AdminStateUp)}, "shared": {true, true, onlyFalse(&n.Shared)},
+		"router:external": {true, true, onlyFalse(&n.External)}, "port_security_enabled": {true, true, boolean(&n.PortSecurity)},
+		"mtu": {true, true, func(raw json.RawMessage) error {
+			if err := json.Unmarshal(raw, &n.MTU); err != nil {
+				return err
 			}
-		}
-		writeError(w, serviceNetwork, neutronNotFound(kind, id))
+			if n.MTU < 68 || n.MTU > neutronMaxMTU {
+				return fmt.Errorf("requested MTU %d is out of range 68 to %d", n.MTU, neutronMaxMTU)
+			}
+			return nil
+		}},
+		"availability_zone_hints": {true, false, func(raw json.RawMessage) error {
+			if err := strs(&n.AZHints)(raw); err != nil {
+				return err
+			}
+			for _, z := range n.AZHints {
+				if z != AvailabilityZone {
+					return fmt.Errorf("availability zone %s could not be found", z)
+				}
+			}
+			return nil
+		}},
+		"tags": {true, false, strs(&n.Tags)}, "tenant_id": {true, false, ownProject}, "project_id": {true, false, ownProject},
 	}
 }
 
-// neutronList lists objects that match every filter of the query. Repeating a key matches any
-// of its values, as in Neutron; an unknown filter is a 400.
-func (s *Sim) neutronList(collection string, render renderer) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		out := []any{}
-		for _, o := range render() {
-			ok, e := neutronMatch(o, q)
-			if e != nil {
-				writeError(w, serviceNetwork, e)
-				return
-			}
-			if ok {
-				out = append(out, o)
-			}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{collection: out})
+func (s *Sim) createNetwork(w http.ResponseWriter, r *http.Request) {
+	in, e := decodeNeutron(r, "network")
+	if e != nil {
+		writeError(w, serviceNetwork, e)
+		return
 	}
+	n := &Network{ID: newID(), AdminStateUp: true, MTU: neutronMaxMTU, PortSecurity: true, AZHints: []string{}, neutronStd: newStd("")}
+	if e := n.attrs().apply("network", in, false); e != nil {
+		writeError(w, serviceNetwork, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.st.networks) >= s.quotaLimit(serviceNetwork, "network") {
+		writeError(w, serviceNetwork, overQuota("network"))
+		return
+	}
+	n.seq = s.st.next()
+	s.st.networks[n.ID] = n
+	writeJSON(w, http.StatusCreated, map[string]any{"network": s.renderNetwork(n)})
 }
 
-func neutronMatch(o map[string]any, q url.Values) (bool, *apiError) {
-	for key, want := range q {
-		switch key {
-		case "fields", "limit", "marker", "sort_key", "sort_dir", "page_reverse":
-			continue
-		case "tags", "tags-any", "not-tags", "not-tags-any":
-			if !tagsMatch(key, strings.Split(want[0], ","), o["tags"].([]string)) {
-				return false, nil
-			}
-			continue
-		}
-		v, ok := o[key]
-		if !ok {
-			return false, neutronErr(400, "HTTPBadRequest", "[%s] is invalid attribute for filtering", key)
-		}
-		got := fmt.Sprint(v)
-		_, isBool := v.(bool)
-		equal := func(w string) bool { return w == got || isBool && strings.EqualFold(w, got) }
-		if !slices.ContainsFunc(want, equal) {
-			return false, nil
-		}
+func (s *Sim) updateNetwork(w http.ResponseWriter, r *http.Request) {
+	in, e := decodeNeutron(r, "network")
+	if e != nil {
+		writeError(w, serviceNetwork, e)
+		return
 	}
-	return true, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.st.networks[r.PathValue("id")]
+	if !ok {
+		writeError(w, serviceNetwork, neutronNotFound("network", r.PathValue("id")))
+		return
+	}
+	if e := checkIfMatch(r, n.Revision); e != nil {
+		writeError(w, serviceNetwork, e)
+		return
+	}
+	c := *n
+	if e := c.attrs().apply("network", in, true); e != nil {
+		writeError(w, serviceNetwork, e)
+		return
+	}
+	c.touch()
+	*n = c
+	writeJSON(w, http.StatusOK, map[string]any{"network": s.renderNetwork(n)})
 }
 
-func tagsMatch(key string, want, have []string) bool {
-	has := func(t string) bool { return slices.Contains(have, t) }
-	switch key {
-	case "tags":
-		return all(want, has)
-	case "tags-any":
-		return slices.ContainsFunc(want, has)
-	case "not-tags":
-		return !all(want, has)
-	default:
-		return !slices.ContainsFunc(want, has)
+// deleteNetwork deletes a network and its subnets unless a port other than a router's is on it.
+func (s *Sim) deleteNetwork(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.st.networks[r.PathValue("id")]
+	if !ok {
+		writeError(w, serviceNetwork, neutronNotFound("network", r.PathValue("id")))
+		return
 	}
+	if e := checkIfMatch(r, n.Revision); e != nil {
+		writeError(w, serviceNetwork, e)
+		return
+	}
+	for _, p := range s.st.ports {
+		if p.NetworkID == n.ID {
+			writeError(w, serviceNetwork, neutronErr(409, "NetworkInUse", "Unable to complete operation on network %s. There are one or more ports still in use on the network.", n.ID))
+			return
+		}
+	}
+	if s.networkUsedByRouterOrFIP(n.ID) {
+		writeError(w, serviceNetwork, neutronErr(409, "NetworkInUse", "Unable to complete operation on network %s. There are one or more ports still in use on the network.", n.ID))
+		return
+	}
+	for _, id := range n.SubnetIDs {
+		delete(s.st.subnets, id)
+	}
+	delete(s.st.networks, n.ID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// networkUsedByRouterOrFIP: a router's gateway or a floating IP holds an address on it.
+func (s *Sim) networkUsedByRouterOrFIP(id string) bool {
+	for _, rt := range s.st.routers {
+		if rt.GatewayNetworkID == id {
+			return true
+		}
+	}
+	for _, f := range s.st.fips {
+		if f.NetworkID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sim) renderNetwork(n *Network) map[string]any {
+	return n.render(map[string]any{
+		"id": n.ID, "name": n.Name, "status": "ACTIVE", "admin_state_up": n.AdminStateUp, "shared": n.Shared,
+		"subnets": append([]string{}, n.SubnetIDs...), "router:external": n.External, "mtu": n.MTU,
+		"port_security_enabled": n.PortSecurity, "availability_zone_hints": append([]string{}, n.AZHints...),
+		"availability_zones": []string{AvailabilityZone}, "ipv4_address_scope": nil, "ipv6_address_scope": nil,
+		"l2_adjacency": true})
 }
 
 func (s *Sim) renderNetworks() []map[string]any {
 	var out []map[string]any
 	for _, n := range sortedBySeq(s.st.networks, func(n *Network) uint64 { return n.seq }) {
-		out = append(out, map[string]any{
-			"id": n.ID, "name": n.Name, "status": "ACTIVE", "admin_state_up": true, "shared": n.Shared,
-			"subnets": slices.Clone(n.SubnetIDs), "router:external": n.External, "mtu": 1450,
-			"tenant_id": ProjectID, "project_id": ProjectID, "description": "", "tags": []string{},
-			"availability_zone_hints": []string{}, "revision_number": 1,
-			"created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"})
-	}
-	return out
-}
-
-func (s *Sim) renderSubnets() []map[string]any {
-	var out []map[string]any
-	for _, sn := range sortedBySeq(s.st.subnets, func(n *Subnet) uint64 { return n.seq }) {
-		out = append(out, map[string]any{
-			"id": sn.ID, "name": sn.Name, "network_id": sn.NetworkID, "cidr": sn.CIDR, "ip_version": 4,
-			"gateway_ip": sn.GatewayIP, "enable_dhcp": true, "dns_nameservers": []string{},
-			"allocation_pools": []any{}, "host_routes": []any{}, "tenant_id": ProjectID,
-			"project_id": ProjectID, "description": "", "tags": []string{}, "revision_number": 1,
-			"created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"})
-	}
-	return out
-}
-
-func (s *Sim) renderSecGroups() []map[string]any {
-	var out []map[string]any
-	for _, g := range sortedBySeq(s.st.secgroups, func(g *SecurityGroup) uint64 { return g.seq }) {
-		out = append(out, map[string]any{
-			"id": g.ID, "name": g.Name, "description": g.Description, "stateful": true,
-			"security_group_rules": []any{}, "tenant_id": ProjectID, "project_id": ProjectID,
-			"tags": []string{}, "revision_number": 1,
-			"created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"})
+		out = append(out, s.renderNetwork(n))
 	}
 	return out
 }

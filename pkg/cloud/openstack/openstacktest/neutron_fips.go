@@ -6,24 +6,47 @@ import (
 	"time"
 )
 
-// routerID is the one router that connects every internal network to the external ones.
-const routerID = "5a7b9c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d"
-
 type floatingIPRequest struct {
 	FloatingNetworkID string          `json:"floating_network_id"`
 	PortID            json.RawMessage `json:"port_id"`
 	FixedIPAddress    string          `json:"fixed_ip_address"`
 	Description       *string         `json:"description"`
+	SubnetID          string          `json:"subnet_id"`
+	Tags              []string        `json:"tags"`
+}
+
+// attrs binds what a floating IP create or update may carry; choosing the address itself is
+// admin-only in Neutron's default policy.
+func (req *floatingIPRequest) attrs() attrs {
+	into := func(dst any) func(json.RawMessage) error {
+		return func(raw json.RawMessage) error { return json.Unmarshal(raw, dst) }
+	}
+	return attrs{
+		"floating_network_id": {true, false, into(&req.FloatingNetworkID)},
+		"port_id":             {true, true, func(raw json.RawMessage) error { req.PortID = raw; return nil }},
+		"fixed_ip_address":    {true, true, nullableStr(&req.FixedIPAddress)},
+		"description":         {true, true, into(&req.Description)}, "subnet_id": {true, false, into(&req.SubnetID)},
+		"tags": {true, false, into(&req.Tags)}, "floating_ip_address": {true, false, policyRefused},
+		"tenant_id": {true, false, ownProject}, "project_id": {true, false, ownProject},
+	}
+}
+
+// decodeFloatingIP reads and checks a floating IP body.
+func decodeFloatingIP(r *http.Request, update bool) (floatingIPRequest, *apiError) {
+	var req floatingIPRequest
+	in, e := decodeNeutron(r, "floatingip")
+	if e == nil {
+		e = req.attrs().apply("floatingip", in, update)
+	}
+	return req, e
 }
 
 func (s *Sim) createFloatingIP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		FloatingIP floatingIPRequest `json:"floatingip"`
-	}
-	if !decodeOrFail(w, r, serviceNetwork, &body) {
+	req, e := decodeFloatingIP(r, false)
+	if e != nil {
+		writeError(w, serviceNetwork, e)
 		return
 	}
-	req := body.FloatingIP
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.st
@@ -36,18 +59,24 @@ func (s *Sim) createFloatingIP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, serviceNetwork, neutronErr(400, "BadRequest", "Bad floatingip request: Network %s is not a valid external network.", n.ID))
 		return
 	}
-	if q := st.quota.FloatingIPs; q > 0 && len(st.fips) >= q {
-		writeError(w, serviceNetwork, neutronErr(409, "OverQuota", "Quota exceeded for resources: ['floatingip']."))
+	if len(st.fips) >= s.quotaLimit(serviceNetwork, "floatingip") {
+		writeError(w, serviceNetwork, overQuota("floatingip"))
 		return
+	}
+	sn := st.subnets[n.SubnetIDs[0]]
+	if req.SubnetID != "" {
+		if sn = st.subnets[req.SubnetID]; sn == nil || sn.NetworkID != n.ID {
+			writeError(w, serviceNetwork, neutronErr(400, "BadRequest", "Bad floatingip request: subnet %s is not a subnet of network %s.", req.SubnetID, n.ID))
+			return
+		}
 	}
 	now := time.Now()
 	fip := &FloatingIP{ID: newID(), NetworkID: n.ID, ProjectID: ProjectID, Description: deref(req.Description),
-		Created: now, Updated: now, Revision: 1, seq: st.next()}
+		Tags: append([]string{}, req.Tags...), Created: now, Updated: now, Revision: 1, seq: st.next()}
 	if e := s.associate(fip, req.PortID, req.FixedIPAddress); e != nil {
 		writeError(w, serviceNetwork, e)
 		return
 	}
-	sn := st.subnets[n.SubnetIDs[0]]
 	addr, err := st.allocateIP(sn, "")
 	if err != nil {
 		writeError(w, serviceNetwork, neutronErr(409, "ExternalIpAddressExhausted", "Unable to find any IP address on external network %s.", n.ID))
@@ -87,15 +116,24 @@ func (s *Sim) associate(fip *FloatingIP, rawPort json.RawMessage, fixedIP string
 			return neutronErr(409, "FloatingIPPortAlreadyAssociated", "Cannot associate floating IP %s with port %s using fixed IP %s, as that fixed IP already has a floating IP on external network %s.", fip.Address, p.ID, fixed, other.NetworkID)
 		}
 	}
-	fip.PortID, fip.FixedIP, fip.RouterID = p.ID, fixed, routerID
+	sub := p.FixedIPs[0].SubnetID
+	for _, f := range p.FixedIPs {
+		if f.IPAddress == fixed {
+			sub = f.SubnetID
+		}
+	}
+	rt := s.routerBetween(fip.NetworkID, sub)
+	if rt == nil {
+		return neutronErr(404, "ExternalGatewayForFloatingIPNotFound", "External network %s is not reachable from subnet %s.  Therefore, cannot associate Port %s with a Floating IP.", fip.NetworkID, sub, p.ID)
+	}
+	fip.PortID, fip.FixedIP, fip.RouterID = p.ID, fixed, rt.ID
 	return nil
 }
 
 func (s *Sim) updateFloatingIP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		FloatingIP floatingIPRequest `json:"floatingip"`
-	}
-	if !decodeOrFail(w, r, serviceNetwork, &body) {
+	req, e := decodeFloatingIP(r, true)
+	if e != nil {
+		writeError(w, serviceNetwork, e)
 		return
 	}
 	s.mu.Lock()
@@ -105,11 +143,16 @@ func (s *Sim) updateFloatingIP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, serviceNetwork, neutronNotFound("floatingip", r.PathValue("id")))
 		return
 	}
-	if e := s.associate(fip, body.FloatingIP.PortID, body.FloatingIP.FixedIPAddress); e != nil {
+	if e := checkIfMatch(r, fip.Revision); e != nil {
 		writeError(w, serviceNetwork, e)
 		return
 	}
-	if d := body.FloatingIP.Description; d != nil {
+	// As the API reference says, a port_id that is null or absent disassociates.
+	if e := s.associate(fip, req.PortID, req.FixedIPAddress); e != nil {
+		writeError(w, serviceNetwork, e)
+		return
+	}
+	if d := req.Description; d != nil {
 		fip.Description = *d
 	}
 	fip.Updated = time.Now()
@@ -123,6 +166,10 @@ func (s *Sim) deleteFloatingIP(w http.ResponseWriter, r *http.Request) {
 	fip, ok := s.st.fips[r.PathValue("id")]
 	if !ok {
 		writeError(w, serviceNetwork, neutronNotFound("floatingip", r.PathValue("id")))
+		return
+	}
+	if e := checkIfMatch(r, fip.Revision); e != nil {
+		writeError(w, serviceNetwork, e)
 		return
 	}
 	s.st.releaseIP(fip.floatingSubnetID, fip.Address)

@@ -8,7 +8,7 @@ import (
 const novaBase = "/compute/v2.1"
 
 func (s *Sim) computeRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /compute/{$}", s.computeVersions)
+	handleRoot(mux, "/compute", s.computeVersions)
 	mux.HandleFunc("GET "+novaBase+"/{$}", s.computeVersion)
 	mux.HandleFunc("GET "+novaBase, s.computeVersion)
 	mux.HandleFunc("POST "+novaBase+"/servers", s.createServer)
@@ -16,15 +16,19 @@ func (s *Sim) computeRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+novaBase+"/servers/detail", s.listServers(true))
 	mux.HandleFunc("GET "+novaBase+"/servers/{id}", s.getServer)
 	mux.HandleFunc("DELETE "+novaBase+"/servers/{id}", s.deleteServer)
+	mux.HandleFunc("PUT "+novaBase+"/servers/{id}", s.updateServer)
+	mux.HandleFunc("POST "+novaBase+"/servers/{id}/action", s.serverAction)
 	mux.HandleFunc("GET "+novaBase+"/servers/{id}/metadata", s.getMetadata)
 	mux.HandleFunc("PUT "+novaBase+"/servers/{id}/metadata", s.setMetadata(true))
 	mux.HandleFunc("POST "+novaBase+"/servers/{id}/metadata", s.setMetadata(false))
-	mux.HandleFunc("GET "+novaBase+"/flavors", s.listFlavors(false))
-	mux.HandleFunc("GET "+novaBase+"/flavors/detail", s.listFlavors(true))
-	mux.HandleFunc("GET "+novaBase+"/flavors/{id}", s.getFlavor)
-	mux.HandleFunc("GET "+novaBase+"/os-server-groups", s.listServerGroups)
-	mux.HandleFunc("GET "+novaBase+"/os-server-groups/{id}", s.getServerGroup)
 	mux.HandleFunc("GET "+novaBase+"/os-availability-zone", s.listAvailabilityZones)
+	mux.HandleFunc("GET "+novaBase+"/os-availability-zone/detail", novaPolicyDenied("os-availability-zone:detail"))
+	s.flavorRoutes(mux)
+	s.serverGroupRoutes(mux)
+	s.keypairRoutes(mux)
+	s.novaQuotaRoutes(mux)
+	s.serverSubresourceRoutes(mux)
+	s.attachmentRoutes(mux)
 	mux.HandleFunc("/compute/", notFound(serviceCompute))
 }
 
@@ -51,71 +55,7 @@ func (s *Sim) link(path string) []any {
 	}
 }
 
-func (s *Sim) renderFlavor(f *Flavor, detail bool) map[string]any {
-	m := map[string]any{"id": f.ID, "name": f.Name, "links": s.link("/flavors/" + f.ID)}
-	if detail {
-		m["vcpus"], m["ram"], m["disk"] = f.VCPUs, f.RAM, f.Disk
-		m["swap"], m["OS-FLV-EXT-DATA:ephemeral"], m["rxtx_factor"] = "", 0, 1.0
-		m["os-flavor-access:is_public"], m["OS-FLV-DISABLED:disabled"] = true, false
-	}
-	return m
-}
-
-func (s *Sim) listFlavors(detail bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		out := []any{}
-		for _, f := range sortedBySeq(s.st.flavors, func(f *Flavor) uint64 { return f.seq }) {
-			out = append(out, s.renderFlavor(f, detail))
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"flavors": out})
-	}
-}
-
-func (s *Sim) getFlavor(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.st.flavors[r.PathValue("id")]
-	if !ok {
-		writeError(w, serviceCompute, errf(404, "Flavor %s could not be found.", r.PathValue("id")))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"flavor": s.renderFlavor(f, true)})
-}
-
-func renderServerGroup(g *ServerGroup, mv microversion) map[string]any {
-	m := map[string]any{"id": g.ID, "name": g.Name, "members": append([]string{}, g.Members...),
-		"metadata": map[string]any{}, "project_id": ProjectID, "user_id": UserID}
-	if mv >= 64 {
-		m["policy"], m["rules"] = g.Policy, map[string]any{}
-	} else {
-		m["policies"] = []string{g.Policy}
-	}
-	return m
-}
-
-func (s *Sim) listServerGroups(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []any{}
-	for _, g := range sortedBySeq(s.st.servergroups, func(g *ServerGroup) uint64 { return g.seq }) {
-		out = append(out, renderServerGroup(g, microversionOf(r)))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"server_groups": out})
-}
-
-func (s *Sim) getServerGroup(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, ok := s.st.servergroups[r.PathValue("id")]
-	if !ok {
-		writeError(w, serviceCompute, errf(404, "Instance group %s could not be found.", r.PathValue("id")))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"server_group": renderServerGroup(g, microversionOf(r))})
-}
-
+// listAvailabilityZones serves the one zone; the detailed list is admin-only in Nova's policy.
 func (s *Sim) listAvailabilityZones(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"availabilityZoneInfo": []any{map[string]any{
 		"zoneName": AvailabilityZone, "zoneState": map[string]any{"available": true}, "hosts": nil}}})

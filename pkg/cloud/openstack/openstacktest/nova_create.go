@@ -50,8 +50,14 @@ type serverRequest struct {
 	BlockDevices     []blockDevice           `json:"block_device_mapping_v2"`
 	Tags             []string                `json:"tags"`
 	KeyName          string                  `json:"key_name"`
+	Hostname         string                  `json:"hostname"`
 	MinCount         int                     `json:"min_count"`
 	MaxCount         int                     `json:"max_count"`
+	Description      *string                 `json:"description"`
+	AccessIPv4       string                  `json:"accessIPv4"`
+	AccessIPv6       string                  `json:"accessIPv6"`
+	Personality      json.RawMessage         `json:"personality"`
+	ReservationID    bool                    `json:"return_reservation_id"`
 }
 
 func (s *Sim) createServer(w http.ResponseWriter, r *http.Request) {
@@ -88,6 +94,10 @@ func (s *Sim) createServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.after(buildTime, func() { s.finishBuild(srv.ID) })
+	if req.ReservationID {
+		writeJSON(w, http.StatusAccepted, map[string]any{"reservation_id": "r-" + srv.ID[:8]})
+		return
+	}
 	w.Header().Set("Location", s.st.baseURL+novaBase+"/servers/"+srv.ID)
 	sgs := []any{}
 	for _, g := range srv.SecurityGroups {
@@ -108,13 +118,22 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 	if req.MinCount > 1 || req.MaxCount > 1 {
 		return nil, errf(400, "the simulator creates one server per request")
 	}
+	if len(req.Personality) > 0 && string(req.Personality) != "[]" && string(req.Personality) != "null" {
+		return nil, errf(400, "the simulator does not inject files (personality); use user_data")
+	}
+	if e := checkServerNaming(req.Description, req.Hostname, req.AccessIPv4, req.AccessIPv6); e != nil {
+		return nil, e
+	}
 	flavor, ok := st.flavors[req.FlavorRef]
 	if !ok {
-		return nil, errf(400, "Flavor %s could not be found.", req.FlavorRef)
+		return nil, errf(400, "Invalid flavorRef provided.")
 	}
-	bootVolume, e := s.checkBootSource(req)
+	bootVolume, e := s.checkBootSource(req, flavor)
 	if e != nil {
 		return nil, e
+	}
+	if _, ok := st.keypairs[req.KeyName]; req.KeyName != "" && !ok {
+		return nil, errf(400, "Invalid key_name provided.")
 	}
 	nets, e := s.checkNetworks(req.Networks, mv)
 	if e != nil {
@@ -159,6 +178,10 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 		ImageID: req.ImageRef, Metadata: map[string]string{}, Tags: slices.Clone(req.Tags), UserData: userData,
 		ConfigDrive: truthy(req.ConfigDrive), AvailabilityZone: AvailabilityZone, ServerGroupID: group,
 		SecurityGroups: sgNames, KeyName: req.KeyName, Created: now, Updated: now, seq: st.next(),
+		Description: deref(req.Description), Hostname: req.Hostname, AccessIPv4: req.AccessIPv4, AccessIPv6: req.AccessIPv6,
+	}
+	if srv.Hostname == "" {
+		srv.Hostname = sanitizeHostname(srv.Name)
 	}
 	for k, v := range req.Metadata {
 		srv.Metadata[k] = v
@@ -175,6 +198,7 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 	if bootVolume != nil {
 		v := s.newVolume(srv.Name+"-boot", bootVolume.VolumeSize, bootVolume.VolumeType, bootVolume.UUID)
 		v.Status, v.ServerID, v.Bootable, v.DeleteOnTermination = "in-use", srv.ID, true, bootVolume.DeleteOnTermination
+		v.Device = "/dev/vda"
 		srv.VolumeIDs = append(srv.VolumeIDs, v.ID)
 		srv.ImageID = ""
 	}
@@ -187,26 +211,33 @@ func (s *Sim) buildServer(req *serverRequest, group string, mv microversion) (*S
 }
 
 // checkBootSource validates imageRef or the boot-from-volume mapping; it returns the mapping.
-func (s *Sim) checkBootSource(req *serverRequest) (*blockDevice, *apiError) {
+func (s *Sim) checkBootSource(req *serverRequest, flavor *Flavor) (*blockDevice, *apiError) {
 	var boot *blockDevice
 	for i := range req.BlockDevices {
 		bd := &req.BlockDevices[i]
 		if idx, _ := strconv.Atoi(strings.Trim(jsonString(bd.BootIndex), `"`)); idx == 0 && bd.BootIndex != nil {
 			boot = bd
+			continue
 		}
+		// Attaching further volumes at boot is not simulated: refused rather than dropped.
+		return nil, errf(400, "the simulator boots with at most one block device, the boot volume (boot_index 0)")
 	}
 	if boot == nil {
-		if _, ok := s.st.images[req.ImageRef]; !ok {
-			return nil, errf(400, "Image %s could not be found.", req.ImageRef)
+		img, ok := s.st.images[req.ImageRef]
+		if !ok {
+			return nil, errf(400, "Can not find requested image")
 		}
-		return nil, nil
+		return nil, checkFlavorFits(img, flavor)
 	}
 	if boot.SourceType != "image" || boot.DestinationType != "volume" {
 		return nil, errf(400, "the simulator boots from volume only with source_type image and destination_type volume")
 	}
 	img, ok := s.st.images[boot.UUID]
 	if !ok {
-		return nil, errf(400, "Image %s could not be found.", boot.UUID)
+		return nil, errf(400, "Can not find requested image")
+	}
+	if img.Status != "active" {
+		return nil, errf(400, "Image %s is not active.", img.ID)
 	}
 	if boot.VolumeSize < img.MinDisk {
 		return nil, errf(400, "Volume is smaller than the minimum size specified in image metadata. Volume size is %d bytes, minimum size is %d bytes.",
@@ -315,4 +346,23 @@ func truthy(v any) bool {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// checkFlavorFits is Nova's check of an image against the flavor it boots on: the image must be
+// active, and the flavor's memory and (unless it is 0, volume-backed) disk large enough.
+func checkFlavorFits(img *Image, f *Flavor) *apiError {
+	const gib = 1 << 30
+	switch {
+	case img.Status != "active":
+		return errf(400, "Image %s is not active.", img.ID)
+	case img.MinRAM > f.RAM:
+		return errf(400, "Flavor's memory is too small for requested image.")
+	case f.Disk == 0:
+		return nil
+	case img.Size > int64(f.Disk)*gib:
+		return errf(400, "Flavor's disk is too small for requested image. Flavor disk is %d bytes, image is %d bytes.", int64(f.Disk)*gib, img.Size)
+	case img.MinDisk > f.Disk:
+		return errf(400, "Flavor's disk is too small for requested image. Flavor disk is %d bytes, minimum size is %d bytes.", int64(f.Disk)*gib, int64(img.MinDisk)*gib)
+	}
+	return nil
 }

@@ -29,8 +29,11 @@ func (s *Sim) attachNetwork(srv *Server, n networkRequest, sgIDs []string) (*Por
 	return p, nil
 }
 
-// finishBuild ends a server's BUILD: ACTIVE, or ERROR when a failure is queued or the hook fails.
+// finishBuild ends a server's BUILD: the hypervisor spawns its machine and it turns ACTIVE, or
+// ERROR when a failure is queued or the spawn fails.
 func (s *Sim) finishBuild(id string) {
+	unlock := s.serverOp(id)
+	defer unlock()
 	s.mu.Lock()
 	srv, ok := s.st.servers[id]
 	if !ok || srv.Status != "BUILD" || srv.TaskState != "" {
@@ -41,12 +44,12 @@ func (s *Sim) finishBuild(id string) {
 	if len(s.st.serverFailures) > 0 {
 		fault, s.st.serverFailures = s.st.serverFailures[0], s.st.serverFailures[1:]
 	}
-	snap := s.copyServer(srv)
-	hook := s.opts.Hooks.OnActive
+	m := s.machine(srv)
+	hv := s.opts.Hypervisor
 	s.mu.Unlock()
 
-	if fault == "" && hook != nil {
-		if err := hook(s.ctx, snap); err != nil {
+	if fault == "" && hv != nil {
+		if err := hv.Spawn(s.ctx, m); err != nil {
 			fault = err.Error()
 		}
 	}
@@ -77,26 +80,22 @@ func (s *Sim) deleteServer(w http.ResponseWriter, r *http.Request) {
 	delay := s.opts.DeleteTime
 	already := srv.TaskState == "deleting" || s.st.stuckDeletes[srv.ID]
 	srv.TaskState, srv.Updated = "deleting", time.Now()
+	id := srv.ID
 	var gone *Server
-	if delay == 0 && !already {
+	if delay == 0 && !already && s.opts.Hypervisor == nil {
 		gone = s.removeServer(srv)
 	}
 	s.mu.Unlock()
 	switch {
 	case gone != nil:
-		s.afterDelete(*gone)
 	case !already:
-		id := srv.ID
 		s.after(delay, func() {
 			s.mu.Lock()
-			srv, ok := s.st.servers[id]
-			var snap *Server
-			if ok && !s.st.stuckDeletes[id] {
-				snap = s.removeServer(srv)
-			}
+			_, ok := s.st.servers[id]
+			stuck := s.st.stuckDeletes[id]
 			s.mu.Unlock()
-			if snap != nil {
-				s.afterDelete(*snap)
+			if ok && !stuck {
+				s.destroyAndRemove(id)
 			}
 		})
 	}
@@ -152,16 +151,8 @@ func (s *Sim) releaseServerResources(srv *Server, withVolumes bool) {
 	}
 }
 
-func (s *Sim) afterDelete(srv Server) {
-	s.mu.Lock()
-	hook := s.opts.Hooks.OnDelete
-	s.mu.Unlock()
-	if hook != nil {
-		s.after(0, func() { hook(srv) })
-	}
-}
-
-// VanishServer deletes a server at once, as an operator deleting it behind the caller's back.
+// VanishServer deletes a server at once, as an operator deleting it behind the caller's back; its
+// machine goes with it.
 func (s *Sim) VanishServer(id string) error {
 	s.mu.Lock()
 	srv, ok := s.st.servers[id]
@@ -169,21 +160,38 @@ func (s *Sim) VanishServer(id string) error {
 		s.mu.Unlock()
 		return fmt.Errorf("no server %s", id)
 	}
-	snap := s.removeServer(srv)
+	s.removeServer(srv)
 	s.mu.Unlock()
-	s.afterDelete(*snap)
+	s.networkChanged()
+	if hv := s.opts.Hypervisor; hv != nil {
+		unlock := s.serverOp(id)
+		defer unlock()
+		defer s.ops.Delete(id)
+		if err := hv.Destroy(s.ctx, id); err != nil {
+			return fmt.Errorf("server %s vanished, but its machine did not: %w", id, err)
+		}
+	}
 	return nil
 }
 
-// BreakServer puts a server in ERROR with the given fault, as a failed host would.
+// BreakServer puts a server in ERROR with the given fault, as a failed host would. Its machine,
+// if it has one, is powered off: a server in ERROR runs nothing.
 func (s *Sim) BreakServer(id, fault string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	srv, ok := s.st.servers[id]
 	if !ok {
+		s.mu.Unlock()
 		return fmt.Errorf("no server %s", id)
 	}
 	srv.Status, srv.Fault, srv.Updated = "ERROR", fault, time.Now()
+	s.mu.Unlock()
+	if hv := s.opts.Hypervisor; hv != nil {
+		unlock := s.serverOp(id)
+		defer unlock()
+		if err := hv.Power(s.ctx, id, PowerOff); err != nil {
+			return fmt.Errorf("server %s is in ERROR, but powering off its machine failed: %w", id, err)
+		}
+	}
 	return nil
 }
 
@@ -220,18 +228,16 @@ func (s *Sim) SetDeleteStuck(id string, stuck bool) error {
 		s.mu.Unlock()
 		return fmt.Errorf("no server %s", id)
 	}
-	var gone *Server
+	finish := false
 	if stuck {
 		s.st.stuckDeletes[id] = true
 	} else {
 		delete(s.st.stuckDeletes, id)
-		if srv.TaskState == "deleting" {
-			gone = s.removeServer(srv)
-		}
+		finish = srv.TaskState == "deleting"
 	}
 	s.mu.Unlock()
-	if gone != nil {
-		s.afterDelete(*gone)
+	if finish {
+		s.destroyAndRemove(id)
 	}
 	return nil
 }

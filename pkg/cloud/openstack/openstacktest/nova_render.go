@@ -10,8 +10,10 @@ func vmState(srv *Server) (vm string, task any, power int) {
 	switch srv.Status {
 	case "BUILD":
 		vm, task = "building", "spawning"
-	case "ACTIVE":
+	case "ACTIVE", "REBOOT", "HARD_REBOOT":
 		vm, power = "active", 1
+	case "SHUTOFF":
+		vm, power = "stopped", 4
 	default:
 		vm = "error"
 	}
@@ -35,6 +37,13 @@ func (s *Sim) renderServer(srv *Server, mv microversion) map[string]any {
 	}
 	if srv.KeyName != "" {
 		m["key_name"] = srv.KeyName
+	}
+	m["accessIPv4"], m["accessIPv6"] = srv.AccessIPv4, srv.AccessIPv6
+	if mv >= 19 {
+		m["description"] = nullable(srv.Description)
+	}
+	if mv >= 90 {
+		m["OS-EXT-SRV-ATTR:hostname"] = srv.Hostname
 	}
 	if srv.ConfigDrive {
 		m["config_drive"] = "True"

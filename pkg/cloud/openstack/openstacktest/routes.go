@@ -11,7 +11,7 @@ type CallStats struct {
 	Total int
 	// Errors counts responses with a status of 400 or more.
 	Errors int
-	// ByService is keyed by identity, compute, network, image and volume.
+	// ByService is keyed by identity, compute, network, image, volume and load-balancer.
 	ByService map[string]int
 	// ByRoute is keyed by method and route, e.g. "GET /compute/v2.1/servers/{id}".
 	ByRoute map[string]int
@@ -79,11 +79,15 @@ func (s *Sim) routes() http.Handler {
 	s.networkRoutes(mux)
 	s.imageRoutes(mux)
 	s.volumeRoutes(mux)
+	s.loadBalancerRoutes(mux)
 	s.controlRoutes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		service := serviceOf(r.URL.Path)
 		if service == serviceControl {
 			mux.ServeHTTP(w, r)
+			if r.Method != http.MethodGet {
+				s.networkChanged()
+			}
 			return
 		}
 		s.mu.Lock()
@@ -109,6 +113,9 @@ func (s *Sim) routes() http.Handler {
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
+			if r.Method != http.MethodGet && rec.status < 400 && service != serviceIdentity {
+				s.networkChanged()
+			}
 			s.count(service, route, rec.status)
 			if logf != nil {
 				logf("openstack-sim: %s %s -> %d", r.Method, r.URL.RequestURI(), rec.status)
@@ -129,6 +136,12 @@ func (s *Sim) routes() http.Handler {
 				return
 			}
 		}
+		if service == serviceVolume {
+			if e := negotiateVolumeVersion(rec, r); e != nil {
+				writeError(rec, service, e)
+				return
+			}
+		}
 		mux.ServeHTTP(rec, r)
 	})
 }
@@ -139,17 +152,22 @@ func needsToken(r *http.Request) bool {
 	if r.Method == http.MethodPost && p == "/identity/v3/auth/tokens" {
 		return false
 	}
+	if p == octaviaRoot {
+		return r.Method != http.MethodGet
+	}
 	switch p {
-	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/image", "/volume", "/volume/v3":
+	case "/identity", "/identity/v3", "/compute", "/compute/v2.1", "/network", "/network/v2.0", "/image",
+		"/image/versions", "/volume", "/volume/v3":
 		return r.Method != http.MethodGet
 	}
 	return true
 }
 
-// notFound is the fallback for unknown URLs of a service.
+// notFound is the fallback for unknown URLs of a service: a 404 in the service's error shape,
+// as OpenStack answers a route it does not have, whose message names the call.
 func notFound(service string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, service, errf(404, "The resource could not be found."))
+		writeError(w, service, errf(404, "The resource could not be found. (%s %s is not served by this cloud)", r.Method, r.URL.Path))
 	}
 }
 

@@ -27,20 +27,11 @@ type Options struct {
 	MaxMicroversion string
 	// Seed seeds the randomness of fault injection; default 1, so runs repeat.
 	Seed uint64
-	// Hooks run when servers become ACTIVE or disappear.
-	Hooks Hooks
+	// Hypervisor runs the machines behind servers and realizes networking. Nil keeps servers as
+	// records only: they turn ACTIVE without running anything.
+	Hypervisor Hypervisor
 	// Logf, when set, receives one line per API call.
 	Logf func(format string, args ...any)
-}
-
-// Hooks are called outside the simulator's lock, so they may call back into the Sim.
-type Hooks struct {
-	// OnActive runs when a server's build finishes, before it turns ACTIVE. Returning an error
-	// puts the server in ERROR with the error's text as its fault, as a failed spawn does in Nova.
-	// Its context is cancelled when the Sim is closed.
-	OnActive func(ctx context.Context, s Server) error
-	// OnDelete runs after a server has disappeared.
-	OnDelete func(s Server)
 }
 
 // Sim is a running simulated OpenStack. All methods are safe for concurrent use.
@@ -57,14 +48,25 @@ type Sim struct {
 	rng      *rand.Rand
 	counters counters
 	closed   bool
+	// ops serializes the hypervisor calls for one server (a *sync.Mutex per server ID).
+	ops sync.Map
+	// netDirty wakes the network sync loop; it holds at most one pending wake-up.
+	netDirty chan struct{}
 }
 
 // New starts a Sim on a random loopback port. Close it when done.
 func New(opts Options) *Sim {
 	s := newSim(opts)
-	s.server = httptest.NewServer(s.handler)
-	s.st.baseURL = s.server.URL
+	s.server = httptest.NewUnstartedServer(s.handler)
+	s.start()
 	return s
+}
+
+// start records the base URL before the server accepts a connection, so that handlers read
+// it without a lock and without racing with its write.
+func (s *Sim) start() {
+	s.st.baseURL = "http://" + s.server.Listener.Addr().String()
+	s.server.Start()
 }
 
 // Serve starts a Sim on an existing listener, for the standalone command.
@@ -73,8 +75,7 @@ func Serve(l net.Listener, opts Options) *Sim {
 	s.server = httptest.NewUnstartedServer(s.handler)
 	s.server.Listener.Close()
 	s.server.Listener = l
-	s.server.Start()
-	s.st.baseURL = s.server.URL
+	s.start()
 	return s
 }
 
@@ -102,6 +103,12 @@ func newSim(opts Options) *Sim {
 	}
 	s.st.seed()
 	s.handler = s.routes()
+	if opts.Hypervisor != nil {
+		s.netDirty = make(chan struct{}, 1)
+		s.tasks.Add(1)
+		go s.syncNetworkLoop()
+		s.networkChanged()
+	}
 	return s
 }
 

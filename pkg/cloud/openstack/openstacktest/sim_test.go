@@ -2,10 +2,8 @@ package openstacktest_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,17 +107,8 @@ func TestTokenExpiryReauthenticates(t *testing.T) {
 }
 
 func TestServerLifecycle(t *testing.T) {
-	var activated, deleted atomic.Int32
-	sim := openstacktest.New(openstacktest.Options{BuildTime: 20 * time.Millisecond, Hooks: openstacktest.Hooks{
-		OnActive: func(ctx context.Context, s openstacktest.Server) error {
-			if string(s.UserData) != "#cloud-config\n" {
-				return errors.New("user-data did not reach the hook")
-			}
-			activated.Add(1)
-			return nil
-		},
-		OnDelete: func(openstacktest.Server) { deleted.Add(1) },
-	}})
+	hv := newRecorder()
+	sim := openstacktest.New(openstacktest.Options{BuildTime: 20 * time.Millisecond, Hypervisor: hv})
 	defer sim.Close()
 	ctx := context.Background()
 	c := connect(t, sim, passwordAuth(sim))
@@ -141,8 +130,8 @@ func TestServerLifecycle(t *testing.T) {
 		got, err = servers.Get(ctx, c.compute, srv.ID).Extract()
 		return err == nil && got.Status == "ACTIVE"
 	})
-	if activated.Load() != 1 {
-		t.Fatalf("OnActive ran %d times, want 1", activated.Load())
+	if m, n := hv.spawned(srv.ID); n != 1 || string(m.Server.UserData) != "#cloud-config\n" || m.Hostname != "worker-1" {
+		t.Fatalf("Spawn ran %d times with user-data %q hostname %q; want once, the request's user-data, worker-1", n, m.Server.UserData, m.Hostname)
 	}
 	if got.Metadata["machine-uid"] != "u1" || got.Tags == nil || (*got.Tags)[0] != "slipway-cluster=test" {
 		t.Fatalf("metadata %v tags %v not kept", got.Metadata, got.Tags)
@@ -175,13 +164,16 @@ func TestServerLifecycle(t *testing.T) {
 	if err := servers.Delete(ctx, c.compute, srv.ID).ExtractErr(); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	if _, err := servers.Get(ctx, c.compute, srv.ID).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-		t.Fatalf("after delete: want 404, got %v", err)
+	waitFor(t, "server gone", func() bool {
+		_, err := servers.Get(ctx, c.compute, srv.ID).Extract()
+		return gophercloud.ResponseCodeIs(err, http.StatusNotFound)
+	})
+	if !hv.destroyed(srv.ID) {
+		t.Fatal("the server's record went before its machine was destroyed")
 	}
 	if n := len(sim.Ports()); n != 0 {
 		t.Fatalf("Nova's port outlived its server: %d ports left", n)
 	}
-	waitFor(t, "OnDelete hook", func() bool { return deleted.Load() == 1 })
 }
 
 func TestBootFromVolumeAndFloatingIP(t *testing.T) {

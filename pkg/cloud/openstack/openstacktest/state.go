@@ -1,6 +1,9 @@
 package openstacktest
 
 import (
+	"crypto/md5"
+	"crypto/sha512"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -38,6 +41,9 @@ type state struct {
 	images         map[string]*Image
 	flavors        map[string]*Flavor
 	servergroups   map[string]*ServerGroup
+	keypairs       map[string]*Keypair // by name
+	routers        map[string]*Router
+	sgRules        map[string]*SecurityGroupRule
 	volumetypes    map[string]*VolumeType
 	tokens         map[string]time.Time
 	usedIPs        map[string]bool // "subnetID/ip"
@@ -47,6 +53,7 @@ type state struct {
 	leakVolumes    bool
 	stuckDeletes   map[string]bool // server IDs whose deletion hangs
 	down           bool            // every API connection is dropped
+	octavia        *octaviaState
 }
 
 func newState() *state {
@@ -61,10 +68,14 @@ func newState() *state {
 		images:       map[string]*Image{},
 		flavors:      map[string]*Flavor{},
 		servergroups: map[string]*ServerGroup{},
+		keypairs:     map[string]*Keypair{},
+		routers:      map[string]*Router{},
+		sgRules:      map[string]*SecurityGroupRule{},
 		volumetypes:  map[string]*VolumeType{},
 		tokens:       map[string]time.Time{},
 		usedIPs:      map[string]bool{},
 		stuckDeletes: map[string]bool{},
+		octavia:      newOctaviaState(),
 	}
 }
 
@@ -87,16 +98,25 @@ func (st *state) seed() {
 	st.addImage("ubuntu-24.04", 10)
 	st.addImage("flatcar-stable", 8)
 	st.addImage("cirros", 1)
+	// What a host-backed simulator boots, whatever the image: the sandbox's Debian 12 node image.
+	st.addImage("debian-12", 2)
 	st.addNetwork("private", "10.0.0.0/16", false)
 	st.addNetwork("public", "172.24.0.0/16", true)
 	st.addSecurityGroup("default")
+	st.addRouter("router1", "public", "private-subnet")
 	st.addServerGroup("workers", "anti-affinity")
 	st.addVolumeType("__DEFAULT__")
 	st.addVolumeType("ssd")
 }
 
 func (st *state) addImage(name string, minDisk int) string {
-	im := &Image{ID: newID(), Name: name, MinDisk: minDisk, Size: 512 << 20, Status: "active", seq: st.next()}
+	sum := md5.Sum([]byte(name))
+	sha := sha512.Sum512([]byte(name))
+	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	im := &Image{ID: newID(), Name: name, MinDisk: minDisk, Size: 512 << 20, Status: "active",
+		Visibility: "public", DiskFormat: "qcow2", ContainerFormat: "bare", Properties: map[string]string{},
+		Checksum: hex.EncodeToString(sum[:]), HashValue: hex.EncodeToString(sha[:]),
+		Created: created, Updated: created, seq: st.next()}
 	st.images[im.ID] = im
 	return im.ID
 }
@@ -110,7 +130,8 @@ func (st *state) addFlavor(id, name string, vcpus, ram, disk int) string {
 }
 
 func (st *state) addNetwork(name, cidr string, external bool) (string, string) {
-	n := &Network{ID: newID(), Name: name, External: external, seq: st.next()}
+	n := &Network{ID: newID(), Name: name, External: external, AdminStateUp: true, MTU: neutronMaxMTU,
+		PortSecurity: true, AZHints: []string{}, neutronStd: newStd(""), seq: st.next()}
 	st.networks[n.ID] = n
 	sub := st.addSubnet(n.ID, name+"-subnet", cidr)
 	return n.ID, sub
@@ -118,18 +139,35 @@ func (st *state) addNetwork(name, cidr string, external bool) (string, string) {
 
 func (st *state) addSubnet(networkID, name, cidr string) string {
 	p := netip.MustParsePrefix(cidr).Masked()
-	sn := &Subnet{ID: newID(), Name: name, NetworkID: networkID, CIDR: p.String(),
-		GatewayIP: p.Addr().Next().String(), seq: st.next()}
+	gw := p.Addr().Next().String()
+	sn := &Subnet{ID: newID(), Name: name, NetworkID: networkID, CIDR: p.String(), GatewayIP: gw,
+		EnableDHCP: true, DNSNameservers: []string{}, AllocationPools: defaultPools(p, gw),
+		HostRoutes: []HostRoute{}, neutronStd: newStd(""), seq: st.next()}
 	st.subnets[sn.ID] = sn
 	n := st.networks[networkID]
 	n.SubnetIDs = append(n.SubnetIDs, sn.ID)
 	return sn.ID
 }
 
+// addSecurityGroup adds a group with the rules Neutron gives every new group: all egress, and
+// for the project's default group also all ingress from members of the group.
 func (st *state) addSecurityGroup(name string) string {
-	g := &SecurityGroup{ID: newID(), Name: name, Description: name + " security group", seq: st.next()}
+	g := &SecurityGroup{ID: newID(), Name: name, Stateful: true, neutronStd: newStd(name + " security group"), seq: st.next()}
 	st.secgroups[g.ID] = g
+	for _, eth := range []string{"IPv4", "IPv6"} {
+		st.addRule(&SecurityGroupRule{SecurityGroupID: g.ID, Direction: "egress", EtherType: eth})
+		if name == "default" {
+			st.addRule(&SecurityGroupRule{SecurityGroupID: g.ID, Direction: "ingress", EtherType: eth, RemoteGroupID: g.ID})
+		}
+	}
 	return g.ID
+}
+
+func (st *state) addRule(r *SecurityGroupRule) *SecurityGroupRule {
+	r.ID, r.neutronStd, r.seq = newID(), newStd(""), st.next()
+	r.Tags = nil
+	st.sgRules[r.ID] = r
+	return r
 }
 
 func (st *state) addServerGroup(name, policy string) string {
@@ -158,14 +196,14 @@ func (st *state) allocateIP(sn *Subnet, want string) (string, error) {
 		st.usedIPs[sn.ID+"/"+want] = true
 		return want, nil
 	}
-	for a := p.Addr().Next().Next(); p.Contains(a); a = a.Next() {
-		if !p.Contains(a.Next()) { // broadcast
-			break
-		}
-		key := sn.ID + "/" + a.String()
-		if !st.usedIPs[key] {
-			st.usedIPs[key] = true
-			return a.String(), nil
+	for _, pool := range sn.AllocationPools {
+		start, end := netip.MustParseAddr(pool.Start), netip.MustParseAddr(pool.End)
+		for a := start; !end.Less(a); a = a.Next() {
+			key := sn.ID + "/" + a.String()
+			if !st.usedIPs[key] {
+				st.usedIPs[key] = true
+				return a.String(), nil
+			}
 		}
 	}
 	return "", errSubnetFull

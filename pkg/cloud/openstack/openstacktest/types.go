@@ -7,6 +7,13 @@ type Server struct {
 	ID        string
 	Name      string
 	ProjectID string
+	// Description (microversion 2.19) is empty when unset.
+	Description string
+	// Hostname is what the guest is told to call itself: the sanitized name unless given
+	// (microversion 2.90).
+	Hostname   string
+	AccessIPv4 string
+	AccessIPv6 string
 	// Status is BUILD, ACTIVE or ERROR.
 	Status string
 	// TaskState is "deleting" between a DELETE and the server's disappearance.
@@ -52,6 +59,10 @@ type Port struct {
 	DeviceOwner      string
 	SecurityGroupIDs []string
 	Tags             []string
+	AdminStateUp     bool
+	PortSecurity     bool
+	// AllowedAddressPairs are returned as sent.
+	AllowedAddressPairs []AddressPair
 	// NovaOwned ports were created by Nova for a server's network request, and Nova deletes them
 	// with the server; ports the caller created are only detached.
 	NovaOwned bool
@@ -59,6 +70,12 @@ type Port struct {
 	Updated   time.Time
 	Revision  int
 	seq       uint64
+}
+
+// AddressPair is an allowed address pair of a port.
+type AddressPair struct {
+	IPAddress  string `json:"ip_address"`
+	MACAddress string `json:"mac_address,omitempty"`
 }
 
 // FloatingIP is a Neutron floating IP.
@@ -83,14 +100,17 @@ type FloatingIP struct {
 type Volume struct {
 	ID               string
 	Name             string
+	Description      string
+	Metadata         map[string]string
 	ProjectID        string
 	Status           string
 	Size             int
 	VolumeType       string
 	ImageID          string
 	AvailabilityZone string
-	// ServerID is the server the volume is attached to, if any.
+	// ServerID is the server the volume is attached to, if any, as Device.
 	ServerID string
+	Device   string
 	// DeleteOnTermination volumes go with their server.
 	DeleteOnTermination bool
 	Bootable            bool
@@ -99,14 +119,40 @@ type Volume struct {
 	seq                 uint64
 }
 
+// neutronStd are the standard attributes every Neutron resource has.
+type neutronStd struct {
+	Description string
+	Tags        []string
+	Revision    int
+	Created     time.Time
+	Updated     time.Time
+}
+
 // Network is a Neutron network.
 type Network struct {
-	ID        string
-	Name      string
-	External  bool
-	Shared    bool
-	SubnetIDs []string
-	seq       uint64
+	ID           string
+	Name         string
+	External     bool
+	Shared       bool
+	AdminStateUp bool
+	MTU          int
+	PortSecurity bool
+	AZHints      []string
+	SubnetIDs    []string
+	neutronStd
+	seq uint64
+}
+
+// IPRange is an allocation pool of a subnet.
+type IPRange struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// HostRoute is a static route a subnet's DHCP hands out.
+type HostRoute struct {
+	Destination string `json:"destination"`
+	NextHop     string `json:"nexthop"`
 }
 
 // Subnet is a Neutron IPv4 subnet.
@@ -115,16 +161,53 @@ type Subnet struct {
 	Name      string
 	NetworkID string
 	CIDR      string
-	GatewayIP string
-	seq       uint64
+	// GatewayIP is empty for a subnet without a gateway.
+	GatewayIP       string
+	EnableDHCP      bool
+	DNSNameservers  []string
+	AllocationPools []IPRange
+	HostRoutes      []HostRoute
+	neutronStd
+	seq uint64
 }
 
-// SecurityGroup is a Neutron security group.
+// SecurityGroup is a Neutron security group. Its rules are stored and returned, not enforced.
 type SecurityGroup struct {
-	ID          string
-	Name        string
-	Description string
-	seq         uint64
+	ID       string
+	Name     string
+	Stateful bool
+	neutronStd
+	seq uint64
+}
+
+// SecurityGroupRule is a rule of a security group, as Neutron stores it.
+type SecurityGroupRule struct {
+	ID              string
+	SecurityGroupID string
+	// Direction is ingress or egress; EtherType IPv4 or IPv6.
+	Direction string
+	EtherType string
+	// Protocol is empty for any protocol, otherwise as sent (a name or a number).
+	Protocol       string
+	PortRangeMin   *int
+	PortRangeMax   *int
+	RemoteIPPrefix string
+	RemoteGroupID  string
+	neutronStd
+	seq uint64
+}
+
+// Router is a Neutron router.
+type Router struct {
+	ID           string
+	Name         string
+	AdminStateUp bool
+	// GatewayNetworkID is the external network of the router's gateway; empty without one.
+	GatewayNetworkID string
+	GatewayIPs       []FixedIP
+	AZHints          []string
+	neutronStd
+	seq uint64
 }
 
 // Image is a Glance image.
@@ -134,8 +217,23 @@ type Image struct {
 	MinDisk int
 	MinRAM  int
 	Size    int64
-	Status  string
-	seq     uint64
+	// Status is queued until data is uploaded, then active.
+	Status string
+	// Visibility is public, private, shared or community.
+	Visibility      string
+	Protected       bool
+	Hidden          bool
+	DiskFormat      string
+	ContainerFormat string
+	Tags            []string
+	// Properties are the image's additional properties, returned as sent.
+	Properties map[string]string
+	// Checksum (MD5) and HashValue (SHA-512) are of the uploaded data.
+	Checksum  string
+	HashValue string
+	Created   time.Time
+	Updated   time.Time
+	seq       uint64
 }
 
 // Flavor is a Nova flavor.
@@ -145,16 +243,31 @@ type Flavor struct {
 	VCPUs int
 	RAM   int
 	Disk  int
-	seq   uint64
+	// ExtraSpecs are the flavor's extra specs ("properties" in the openstack CLI).
+	ExtraSpecs map[string]string
+	seq        uint64
+}
+
+// Keypair is a Nova keypair of the simulator's user.
+type Keypair struct {
+	Name        string
+	PublicKey   string
+	Fingerprint string
+	// Type is ssh or x509.
+	Type    string
+	Created time.Time
+	seq     uint64
 }
 
 // ServerGroup is a Nova server group.
 type ServerGroup struct {
-	ID      string
-	Name    string
-	Policy  string
-	Members []string
-	seq     uint64
+	ID     string
+	Name   string
+	Policy string
+	// MaxServerPerHost is the anti-affinity rule of microversion 2.64; 0 when unset.
+	MaxServerPerHost int
+	Members          []string
+	seq              uint64
 }
 
 // VolumeType is a Cinder volume type.

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make openstack-up / openstack-down: the OpenStack simulator with its servers as sandbox hosts,
+# in the background. State (pid, log, openrc.sh, clouds.yaml) lives in OPENSTACK_DIR.
+#
+# usage: test/openstack-sim/up.sh up|down
+# env:   OPENSTACK_DIR (default test/openstack-sim/.state), OPENSTACK_SIM_LISTEN (127.0.0.1:8774),
+#        OPENSTACK_NAME (openstack), GO (go)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${OPENSTACK_DIR:-test/openstack-sim/.state}
+listen=${OPENSTACK_SIM_LISTEN:-127.0.0.1:8774}
+name=${OPENSTACK_NAME:-openstack}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+pidfile=$dir/pid
+
+running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+
+case "${1:-}" in
+up)
+  if running; then
+    echo "# the simulator already runs (pid $(cat "$pidfile")); make openstack-down stops it" >&2
+  else
+    ${GO:-go} build -o "$dir/openstack-sim" ./test/openstack-sim
+    rm -f "$dir/openrc.sh" "$dir/clouds.yaml"
+    nohup "$dir/openstack-sim" --listen "$listen" --hosts --name "$name" --dir "$dir" >"$dir/sim.log" 2>&1 &
+    echo $! >"$pidfile"
+    # The first start builds the node image (minutes on a cold cache); then it serves at once.
+    for _ in $(seq 1800); do
+      [ -s "$dir/clouds.yaml" ] && break
+      running || { tail -20 "$dir/sim.log" >&2; echo "openstack-sim exited; its log is $dir/sim.log" >&2; exit 1; }
+      sleep 0.5
+    done
+    [ -s "$dir/clouds.yaml" ] || { echo "openstack-sim did not start within 15 minutes; see $dir/sim.log" >&2; exit 1; }
+  fi
+  cat "$dir/openrc.sh"
+  echo "# or: export OS_CLIENT_CONFIG_FILE=$dir/clouds.yaml OS_CLOUD=slipway-sim"
+  echo "# log: $dir/sim.log; control API: http://$listen/_sim/state"
+  ;;
+down)
+  if running; then
+    pid=$(cat "$pidfile")
+    kill -TERM "$pid"
+    # It removes its hosts before it exits.
+    for _ in $(seq 240); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    if kill -0 "$pid" 2>/dev/null; then echo "openstack-sim (pid $pid) did not stop within a minute" >&2; exit 1; fi
+  fi
+  rm -f "$pidfile"
+  "${GO:-go}" run ./test/openstack-sim down --name "$name"
+  ;;
+*)
+  echo "usage: $0 up|down" >&2
+  exit 2
+  ;;
+esac

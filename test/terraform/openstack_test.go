@@ -1,0 +1,216 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+)
+
+// TestOpenStackQuickStart applies terraform/openstack against the simulator, plans again and
+// expects no change, reads the slipway_* outputs through slipway's own parser, destroys, and
+// proves through the simulator's introspection and API that nothing is left.
+//
+// terraform-exec drives terraform, as pkg/terraform does for `slipway -t`: its Plan reads
+// -detailed-exitcode for us, and its errors carry terraform's stderr. There is no `terraform
+// init`: with dev_overrides Terraform says to skip it, and it would still ask the registry for
+// the overridden provider.
+func TestOpenStackQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds terraform-provider-openstack and runs terraform; skipped under -short")
+	}
+	bin := component(t, "terraform", func() (string, error) { return exec.LookPath("terraform") })
+	work := t.TempDir()
+	cliConfig := filepath.Join(work, "terraform.rc")
+	component(t, "terraform-provider-openstack", func() (string, error) {
+		out, err := exec.Command("./provider.sh", "--cli-config", cliConfig).CombinedOutput()
+		return string(out), err
+	})
+
+	// The calls the simulator refused are logged: the first thing to read when terraform fails.
+	refused := &calls{}
+	sim := openstacktest.New(openstacktest.Options{Logf: refused.record})
+	defer sim.Close()
+	defer func() { t.Logf("API calls answered with an error (%d):\n%s", refused.len(), refused.String()) }()
+	seeded := snapshot(sim)
+	dir := filepath.Join(work, "openstack")
+	copyConfig(t, "../../terraform/openstack", dir)
+	writeVars(t, dir, work)
+	for k, v := range map[string]string{"TF_CLI_CONFIG_FILE": cliConfig, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1",
+		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
+		"OS_PROJECT_NAME": openstacktest.ProjectName, "OS_USER_DOMAIN_NAME": openstacktest.DomainName,
+		"OS_PROJECT_DOMAIN_NAME": openstacktest.DomainName, "OS_REGION_NAME": sim.Region()} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"OS_CLOUD", "OS_TOKEN", "OS_PROJECT_ID", "OS_TENANT_NAME", "OS_APPLICATION_CREDENTIAL_ID"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each step's output is logged when the step fails: plan's shows the changes it found.
+	var log bytes.Buffer
+	tf.SetStdout(&log)
+	tf.SetStderr(&log)
+	step := func(name string, run func() error) {
+		t.Helper()
+		log.Reset()
+		if err := run(); err != nil {
+			t.Fatalf("terraform %s: %v\n%s", name, err, tail(log.String(), 16<<10))
+		}
+	}
+	destroyed := false
+	defer func() {
+		if !destroyed { // leave no state behind a failed run; the simulator goes with the test anyway
+			_ = tf.Destroy(context.Background())
+		}
+	}()
+
+	step("apply", func() error { return tf.Apply(ctx) })
+	step("plan -detailed-exitcode", func() error {
+		changes, err := tf.Plan(ctx)
+		if err == nil && changes {
+			err = errors.New("the plan after apply has changes (exit code 2)")
+		}
+		return err
+	})
+	checkOutputs(ctx, t, sim, dir)
+	checkLoadBalancer(t, sim)
+
+	step("destroy", func() error { return tf.Destroy(ctx) })
+	destroyed = true
+	checkNothingLeft(ctx, t, sim, seeded)
+}
+
+// component finds or builds something the test needs. When it cannot, the test skips, except
+// under CI=true, where every component must be there.
+func component(t *testing.T, name string, get func() (string, error)) string {
+	t.Helper()
+	out, err := get()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not available, and CI must provide it: %v\n%s", name, err, out)
+		}
+		t.Skipf("%s is not available (%v); .ci/run provides it\n%s", name, err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// copyConfig copies the configuration's files, so that state and lock files never land in
+// the repository.
+func copyConfig(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".tf") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeVars writes terraform.tfvars.json for the simulator: its external network, a seeded
+// image and flavors, and a fresh SSH key (private key 0600).
+func writeVars(t *testing.T, dir, work string) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "slipway-terraform-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(work, "id_ed25519")
+	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key+".pub", ssh.MarshalAuthorizedKey(sshPub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars, err := json.Marshal(map[string]any{
+		"cluster_name": "sim", "external_network_name": "public", "image": "ubuntu-24.04",
+		"bastion_flavor": "m1.small", "control_plane_flavor": "m1.medium", "worker_flavor": "m1.medium",
+		"ssh_user": "debian", "ssh_public_key_file": key + ".pub", "ssh_private_key_file": key,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "terraform.tfvars.json"), vars, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// calls keeps the simulator's log lines of calls answered with a status of 400 or more.
+type calls struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (c *calls) record(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	_, status, _ := strings.Cut(line, " -> ")
+	if code, err := strconv.Atoi(status); err != nil || code < 400 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines = append(c.lines, line)
+}
+
+func (c *calls) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.lines)
+}
+
+func (c *calls) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.lines, "\n")
+}

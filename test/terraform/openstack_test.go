@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+	"github.com/slipway-dev/slipway/test/openstack-sim/hosts"
 )
 
 // TestOpenStackQuickStart applies terraform/openstack against the simulator, plans again and
@@ -44,9 +46,24 @@ func TestOpenStackQuickStart(t *testing.T) {
 		return string(out), err
 	})
 
+	// Servers boot as sandbox hosts, and load balancers run as amphorae: the quick start is
+	// real infrastructure.
+	component(t, "a Docker engine for the simulator's hosts", func() (string, error) {
+		out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput()
+		return string(out), err
+	})
+	b, err := hosts.New(context.Background(), hosts.Options{Name: cloudName, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := b.Close(context.Background()); err != nil {
+			t.Errorf("removing the hosts: %v", err)
+		}
+	}()
 	// The calls the simulator refused are logged: the first thing to read when terraform fails.
 	refused := &calls{}
-	sim := openstacktest.New(openstacktest.Options{Logf: refused.record})
+	sim := openstacktest.New(openstacktest.Options{Logf: refused.record, Hypervisor: b})
 	defer sim.Close()
 	defer func() { t.Logf("API calls answered with an error (%d):\n%s", refused.len(), refused.String()) }()
 	seeded := snapshot(sim)
@@ -98,10 +115,12 @@ func TestOpenStackQuickStart(t *testing.T) {
 	})
 	checkOutputs(ctx, t, sim, dir)
 	checkLoadBalancer(t, sim)
+	checkHosts(ctx, t, sim, dir, filepath.Join(work, "id_ed25519"))
 
 	step("destroy", func() error { return tf.Destroy(ctx) })
 	destroyed = true
 	checkNothingLeft(ctx, t, sim, seeded)
+	checkNoHosts(ctx, t)
 }
 
 // component finds or builds something the test needs. When it cannot, the test skips, except
@@ -167,7 +186,7 @@ func writeVars(t *testing.T, dir, work string) {
 		t.Fatal(err)
 	}
 	vars, err := json.Marshal(map[string]any{
-		"cluster_name": "sim", "external_network_name": "public", "image": "ubuntu-24.04",
+		"cluster_name": "sim", "external_network_name": "public", "image": "debian-12",
 		"bastion_flavor": "m1.small", "control_plane_flavor": "m1.medium", "worker_flavor": "m1.medium",
 		"ssh_user": "debian", "ssh_public_key_file": key + ".pub", "ssh_private_key_file": key,
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
 	"github.com/slipway-dev/slipway/pkg/phases"
@@ -98,9 +99,9 @@ func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), er
 	cas := map[string][]byte{}
 	for name, r := range c.ContainerRuntime.Containerd.Registries {
 		if r.TLSConfig != nil && r.TLSConfig.CAFile != "" {
-			data, err := os.ReadFile(r.TLSConfig.CAFile)
+			data, err := config.ReadCAFile(r.TLSConfig.CAFile)
 			if err != nil {
-				return nil, fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile: %w", name, err)
+				return nil, &config.Error{Source: "the manifest", Err: fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile %s: %w", name, r.TLSConfig.CAFile, err)}
 			}
 			cas[name] = data
 		}

@@ -119,3 +119,53 @@ func TestTerraformFailureIsAnEnvironmentError(t *testing.T) {
 		t.Fatalf("exit code %d, want %d with terraform's failure; stderr:\n%s", code, ExitFailure, stderr)
 	}
 }
+
+// TestSecretsAreNotEchoed: what slipway prints (config dump, validation errors) shows no
+// secret of the manifest, and an env:NAME agent socket never prints the variable's value.
+func TestSecretsAreNotEchoed(t *testing.T) {
+	write := tempWriter(t)
+	const secret = "hunter2-very-secret"
+	t.Setenv("SLIPWAY_TEST_NOT_A_SOCKET", secret)
+	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"
+	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n"
+	registries := "containerRuntime:\n  containerd:\n    registries:\n" +
+		"      docker.io: {auth: {username: robot, password: " + secret + "}}\n" +
+		"      quay.io: {auth: {auth: " + secret + "}}\n" +
+		"      ghcr.io: {auth: {identityToken: " + secret + "}}\n"
+	proxy := "proxy: {http: 'http://user:" + secret + "@proxy.example.com:3128', https: 'http://user:" + secret + "@proxy.example.com:3128'}\n"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"config dump", []string{"config", "dump", "-m", write("dump.yaml", head+host+registries+proxy)}, ExitOK, "password: <redacted>"},
+		{"config dump as JSON", []string{"config", "dump", "-o", "json", "-m", write("json.yaml", head+host+registries+proxy)}, ExitOK, `"identityToken": "\u003credacted\u003e"`},
+		{"an invalid proxy URL", []string{"config", "dump", "-m", write("proxy.yaml", head+host+
+			"proxy: {http: 'http://user:"+secret+"@proxy.example.com:3128/$(reboot)'}\n")}, ExitConfig, "proxy.http: Invalid value: \"http://user:xxxxx@proxy.example.com:3128/$(reboot)\""},
+		{"credentials in a mirror URL", []string{"config", "dump", "-m", write("mirror.yaml", head+host+
+			"containerRuntime: {containerd: {registries: {docker.io: {mirrors: ['https://user:"+secret+"@mirror.example.com']}}}}\n")}, ExitConfig, "must not hold credentials"},
+		{"an agent socket variable that holds no socket", []string{"config", "dump", "-m", write("agent.yaml", head+
+			"controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshAgentSocket: 'env:SLIPWAY_TEST_NOT_A_SOCKET'}]}\n")}, ExitConfig,
+			"the variable SLIPWAY_TEST_NOT_A_SOCKET does not hold the path of an existing Unix socket (its value is not shown)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code, _ := runWith(t, strings.NewReader(""), tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("output does not contain %q:\n%s%s", tt.want, stdout, stderr)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("the secret is printed:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+	// --show-secrets is the explicit way to see them.
+	stdout, _, code, _ := runWith(t, strings.NewReader(""), "config", "dump", "--show-secrets", "-m", write("show.yaml", head+host+registries))
+	if code != ExitOK || strings.Count(stdout, secret) != 3 {
+		t.Errorf("config dump --show-secrets: code %d, %d secrets shown, want 3:\n%s", code, strings.Count(stdout, secret), stdout)
+	}
+}

@@ -79,7 +79,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) error {
 		defer unlock()
 		run := phases.NewRun(phases.Config{
 			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
-			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log,
+			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log, Secrets: t.Secrets,
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {

@@ -34,6 +34,9 @@ type Config struct {
 	// Log receives the progress of every step and what the phases changed, a line at a time
 	// even when phases run at once.
 	Log io.Writer
+	// Secrets are hidden from verbose output and errors; the phases add the bootstrap tokens
+	// and certificate keys they create. Nil hides nothing.
+	Secrets *ssh.Secrets
 }
 
 // Rendered is what the manifest rendered for this run: exactly what the plan's hashes were
@@ -99,6 +102,9 @@ func (r *Run) Leader() (Node, error) {
 	}
 	return r.Node(l.Name)
 }
+
+// hide keeps secrets the run creates out of verbose output and errors.
+func (r *Run) hide(values ...string) { r.cfg.Secrets.Add(values...) }
 
 // Manifest is the cluster's manifest. Phases only read it.
 func (r *Run) Manifest() *v1beta1.Cluster { return r.cfg.Manifest }

@@ -48,7 +48,7 @@ func proxyFor(c *v1beta1.Cluster) (proxyEnv, error) {
 	for _, v := range []string{env.HTTP, env.HTTPS, env.NoProxy} {
 		// The values go into systemd Environment= lines as well as shell words.
 		if err := checkValue(v); err != nil || strings.ContainsAny(v, "\"\\ ") {
-			return proxyEnv{}, fmt.Errorf("proxy setting %q may not contain quotes, backslashes, spaces or line breaks", v)
+			return proxyEnv{}, fmt.Errorf("proxy setting %q may not contain quotes, backslashes, spaces or line breaks", v1beta1.RedactURL(v))
 		}
 	}
 	return env, nil

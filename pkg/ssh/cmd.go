@@ -37,6 +37,8 @@ type Cmd struct {
 	name   string // script name
 	script string
 	ran    bool
+	// redact hides secrets in what errors show; set by the Host that made the Cmd.
+	redact func(string) string
 }
 
 // NewCommand prepares name with args on host. Hosts call it; callers use
@@ -100,6 +102,9 @@ func (c *Cmd) Run() error {
 		ee.Host, ee.Command = c.host, c.String()
 		if ee.Stderr == "" {
 			ee.Stderr = tail.String()
+		}
+		if c.redact != nil {
+			ee.Command, ee.Stderr = c.redact(ee.Command), c.redact(ee.Stderr)
 		}
 	}
 	return err

@@ -12,6 +12,28 @@ import (
 	"github.com/slipway-dev/slipway/pkg/ssh/internal/sshd"
 )
 
+// TestSecretsHidden: a command that prints a secret (as kubeadm prints the token it was given)
+// shows it neither in the verbose output nor in its error; its stdout, which the caller asked
+// for, is untouched.
+func TestSecretsHidden(t *testing.T) {
+	var verbose bytes.Buffer
+	secrets := &ssh.Secrets{}
+	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose, Secrets: secrets})
+	secrets.Add("abcdef.0123456789abcdef")
+	ctx := ctxFor(t, time.Minute)
+	cmd := e.host("root").Script(ctx, "join", "echo using token abcdef.0123456789abcdef\necho bad token abcdef.0123456789abcdef >&2\nexit 1\n")
+	out, err := cmd.Output()
+	if err == nil || !strings.Contains(err.Error(), "stderr: bad token [redacted]") {
+		t.Fatalf("err = %v, want the stderr tail with the token redacted", err)
+	}
+	if string(out) != "using token abcdef.0123456789abcdef\n" {
+		t.Errorf("stdout = %q", out)
+	}
+	if strings.Contains(verbose.String()+err.Error(), "0123456789abcdef") || !strings.Contains(verbose.String(), "[node-1] using token [redacted]") {
+		t.Errorf("verbose output or error shows the secret:\n%s\n%v", verbose.String(), err)
+	}
+}
+
 func TestExec(t *testing.T) {
 	var verbose bytes.Buffer
 	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose})

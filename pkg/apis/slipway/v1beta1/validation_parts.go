@@ -42,7 +42,12 @@ func validateRuntime(c *Cluster) field.ErrorList {
 			}
 		}
 		for i, m := range r.Mirrors {
-			errs = append(errs, validateURL(m, rp.Child("mirrors").Index(i), "http", "https")...)
+			mp := rp.Child("mirrors").Index(i)
+			errs = append(errs, validateURL(m, mp, "http", "https")...)
+			if u, err := url.Parse(m); err == nil && u.User != nil {
+				// Mirrors go into hosts.toml, which every user on the host can read.
+				errs = append(errs, field.Invalid(mp, RedactURL(m), "must not hold credentials: set them in auth, which is written where only root reads it"))
+			}
 		}
 		if r.TLSConfig != nil && strings.ContainsAny(r.TLSConfig.CAFile, "\x00\n") {
 			errs = append(errs, field.Invalid(rp.Child("tlsConfig", "caFile"), r.TLSConfig.CAFile, "must be a file path"))
@@ -289,6 +294,17 @@ func validateDNSLabel(s string, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// userinfoRE finds the password of a URL that does not parse.
+var userinfoRE = regexp.MustCompile(`(//[^/@:]*:)[^/@]*@`)
+
+// RedactURL hides the password of a URL (a proxy's, typically) for messages and output.
+func RedactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return userinfoRE.ReplaceAllString(s, "${1}xxxxx@")
+}
+
 func validateDNSSubdomain(s string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(s) {
@@ -314,7 +330,7 @@ func validatePublicKey(k string, p *field.Path) field.ErrorList {
 func validateURL(s string, p *field.Path, schemes ...string) field.ErrorList {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || strings.ContainsAny(s, " \t\n\"'`$\\;|&<>(){}") {
-		return field.ErrorList{field.Invalid(p, s, "must be a URL such as https://example.com")}
+		return field.ErrorList{field.Invalid(p, RedactURL(s), "must be a URL such as https://example.com")}
 	}
 	for _, sc := range schemes {
 		if u.Scheme == sc {

@@ -312,7 +312,7 @@ func binaryInstalls(t *testing.T, x *host) {
 		assets v1beta1.Assets
 		setup  string
 	}{
-		{"url", v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: release}}, ""},
+		{"url", v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: release, Insecure: true}}, ""},
 		{"upload", v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: filepath.Join(t.TempDir(), "bin")}},
 			// What slipway's upload does over SFTP; here the host fetches the same files itself.
 			"set -e; d=" + scripts.UploadDir("v1.34.1") + "; mkdir -p $d; for b in kubeadm kubelet kubectl; do " +

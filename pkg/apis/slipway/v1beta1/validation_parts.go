@@ -80,15 +80,32 @@ func validateAssets(c *Cluster) field.ErrorList {
 	}
 	switch {
 	case a.Packages != nil:
-		return validateURL(a.Packages.BaseURL, p.Child("packages", "baseURL"), "http", "https")
+		return validateDownloadURL(a.Packages.BaseURL, a.Packages.Insecure, p.Child("packages"))
 	case a.URL != nil:
-		return validateURL(a.URL.BaseURL, p.Child("url", "baseURL"), "http", "https")
+		return validateDownloadURL(a.URL.BaseURL, a.URL.Insecure, p.Child("url"))
 	default:
 		if a.Upload.Directory == "" || strings.ContainsAny(a.Upload.Directory, "\x00\n") {
 			return field.ErrorList{field.Required(p.Child("upload", "directory"), "a directory holding kubeadm, kubelet and kubectl")}
 		}
 	}
 	return nil
+}
+
+// validateDownloadURL checks the baseURL of an asset source: https, or http with insecure set
+// on purpose, since whoever is on the path of a plain download can replace the binaries and
+// the checksums or signing key that come with them.
+func validateDownloadURL(s string, insecure bool, p *field.Path) field.ErrorList {
+	if !insecure {
+		if errs := validateURL(s, p.Child("baseURL"), "https", "http"); len(errs) > 0 {
+			return errs
+		}
+		if strings.HasPrefix(s, "http://") {
+			return field.ErrorList{field.Invalid(p.Child("baseURL"), RedactURL(s), fmt.Sprintf(
+				"plain http lets anyone on the path replace the binaries and their checksums or signing key: use https, or set %s: true to accept that on a network you trust", p.Child("insecure")))}
+		}
+		return nil
+	}
+	return validateURL(s, p.Child("baseURL"), "https", "http")
 }
 
 func validateProxy(px *Proxy, p *field.Path) field.ErrorList {

@@ -28,6 +28,11 @@ func validateCloud(c *Cluster) field.ErrorList {
 	if c.CloudProvider.None != nil && c.CloudProvider.External {
 		return field.ErrorList{field.Forbidden(p.Child("external"), "an external cloud controller manager needs a cloud provider other than none")}
 	}
+	if c.CloudProvider.CloudConfig != "" {
+		// Forbidden does not repeat the value, which holds credentials.
+		return field.ErrorList{field.Forbidden(p.Child("cloudConfig"), "not implemented yet: slipway passes no cloud configuration to anything, "+
+			"and the cloud controller manager will build its cloud.conf from the OS_* credentials in the environment; remove this field")}
+	}
 	return nil
 }
 

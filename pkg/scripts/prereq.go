@@ -47,6 +47,8 @@ type prereqData struct {
 	Tools            []tool
 	Proxy            proxyEnv
 	ProxyDropIn      string
+	ProxyEnv         string
+	ProxyEnvFile     string
 	Modules          []string
 	Sysctls          []string
 	ContainerdConfig string
@@ -107,9 +109,10 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 		Registries:       files,
 		UpstreamDNS:      p.UpstreamDNS,
 		ResolvConf:       KubeletResolvConf,
+		ProxyEnvFile:     containerdProxyEnv,
 	}
 	if proxy.set() {
-		d.ProxyDropIn = proxy.systemdDropIn()
+		d.ProxyDropIn, d.ProxyEnv = proxy.systemdDropIn(containerdProxyEnv), proxy.environmentFile()
 	}
 	if hasAuth {
 		d.ContainerdMode = "0600"

@@ -121,10 +121,13 @@ for f in /etc/containerd/certs.d/*/hosts.toml; do
 done
 proxy_dropin=/etc/systemd/system/containerd.service.d/http-proxy.conf
 {{- if .ProxyDropIn}}
+# The proxy's values (credentials perhaps) in a root-only file, which the drop-in names.
+{{file .ProxyEnvFile "0600" .ProxyEnv "reload_units"}}
 {{file "/etc/systemd/system/containerd.service.d/http-proxy.conf" "0644" .ProxyDropIn "reload_units"}}
 {{- else}}
 if [ -f "$proxy_dropin" ] && head -n 1 "$proxy_dropin" | grep -q '^# Written by slipway'; then
   remove_path "$proxy_dropin" reload_units
+  remove_path {{q .ProxyEnvFile}}
 fi
 {{- end}}
 {{- if eq .Family "flatcar"}}

@@ -34,21 +34,31 @@ type Desired struct {
 func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
 	d := &Desired{
 		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
-		Rendered: phases.Rendered{PrereqScripts: map[string]string{}},
+		Rendered: phases.Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}},
 	}
 	prereq, err := prereqRenderer(c)
 	if err != nil {
 		return nil, err
+	}
+	recorded := map[string]string{}
+	for _, h := range o.State.Hosts {
+		recorded[h.Name] = h.PrereqHash
 	}
 	for _, n := range o.Nodes {
 		script, err := prereq(o.Facts[n.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
+		// Salted with the host's own salt, so that an unchanged script matches its record.
+		record, err := applied.PrereqRecord(applied.PrereqSalt(recorded[n.Name]), []byte(script))
+		if err != nil {
+			return nil, err
+		}
 		d.Rendered.PrereqScripts[n.Name] = script
+		d.Rendered.PrereqRecords[n.Name] = record
 		d.Plan.Hosts = append(d.Plan.Hosts, plan.DesiredHost{
 			Name: n.Name, Address: n.Target.Address, Role: n.Role, Leader: n.Host.IsLeader, UpgradeIndex: n.Host.UpgradeIndex,
-			PrereqHash: applied.Hash([]byte(script)),
+			PrereqHash: record,
 		})
 	}
 	cni, err := addons.Render(c)

@@ -45,6 +45,9 @@ type Rendered struct {
 	// PrereqScripts are the prerequisites scripts by node name. They may hold registry
 	// credentials: never log them.
 	PrereqScripts map[string]string
+	// PrereqRecords are what each host records after running its script (applied.PrereqRecord),
+	// by node name.
+	PrereqRecords map[string]string
 	// CNI holds the CNI's manifests, empty when the manifest brings its own CNI.
 	CNI []byte
 	// MachineDeployments are the manifest's worker pools, and KubeletBumps the kubelet-only
@@ -71,6 +74,7 @@ func NewRun(cfg Config) *Run {
 	cfg.Nodes = append([]*inventory.Node(nil), cfg.Nodes...)
 	cfg.Facts = maps.Clone(cfg.Facts)
 	cfg.Rendered.PrereqScripts = maps.Clone(cfg.Rendered.PrereqScripts)
+	cfg.Rendered.PrereqRecords = maps.Clone(cfg.Rendered.PrereqRecords)
 	return &Run{cfg: cfg}
 }
 

@@ -159,7 +159,21 @@ func TestScriptsOnSandboxHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A package unpacked but not configured, as an apt run killed between the two leaves it:
+	// apt refuses to install anything until dpkg --configure -a has finished it.
+	x.shell(`set -e
+d=$(mktemp -d)
+mkdir -p "$d/pkg/DEBIAN"
+printf 'Package: slipway-test-interrupted\nVersion: 1.0\nArchitecture: all\nMaintainer: slipway tests <tests@slipway.invalid>\nDescription: left unconfigured by a test\n' >"$d/pkg/DEBIAN/control"
+dpkg-deb --build "$d/pkg" "$d/p.deb" >/dev/null
+dpkg --unpack "$d/p.deb" >/dev/null 2>&1
+rm -rf "$d"
+dpkg --audit | grep -q slipway-test-interrupted`)
 	changes := x.run("prerequisites", prereq)
+	if !contains(changes, "finished an interrupted package installation") || x.shell("dpkg --audit") != "" {
+		t.Errorf("prerequisites did not finish the interrupted dpkg run: %q", changes)
+	}
+	x.shell("dpkg --purge slipway-test-interrupted >/dev/null")
 	for _, want := range []string{"wrote /etc/containerd/config.toml", "wrote /etc/containerd/certs.d/registry.k8s.io/hosts.toml", "restarted containerd", "wrote /etc/slipway/resolv.conf"} {
 		if !contains(changes, want) {
 			t.Errorf("prerequisites did not report %q", want)

@@ -4,6 +4,7 @@ want={{q .PlainVersion}}
 repo={{q .Repo}}
 keyring={{q .DebKeyring}}
 export DEBIAN_FRONTEND=noninteractive
+{{- template "dpkg-recover"}}
 
 # Installed package versions look like 1.34.1-1.1: the upstream revision is not ours to guess.
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" {print $4}' || true; }

@@ -11,6 +11,10 @@ cni_source() {
   done
 }
 
+{{- if eq .Family "debian"}}
+{{- template "dpkg-recover"}}
+{{- end}}
+
 # Packages: only what is missing, so that a converged host never talks to a mirror.
 missing=()
 {{- range .Tools}}

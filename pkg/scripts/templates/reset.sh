@@ -92,6 +92,7 @@ if systemctl is-enabled --quiet kubelet 2>/dev/null; then
   changed "disabled kubelet"
 fi
 {{- if and .Packages (eq .Family "debian")}}
+{{- template "dpkg-recover"}}
 installed=()
 for p in kubeadm kubelet kubectl cri-tools kubernetes-cni; do
   # "install ok installed", or "hold ok installed" for the held ones.

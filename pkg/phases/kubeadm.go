@@ -12,9 +12,10 @@ import (
 )
 
 // Where slipway puts the kubeadm configurations it renders, for as long as kubeadm runs (see
-// kubeadmWithConfig). They hold bootstrap tokens and certificate keys, so they are root-only.
+// kubeadmWithConfig). They hold bootstrap tokens and certificate keys, so they are root-only,
+// and the prerequisites remove any that a killed run left.
 const (
-	kubeadmDir    = "/etc/slipway/kubeadm"
+	kubeadmDir    = scripts.KubeadmConfigDir
 	initConfig    = kubeadmDir + "/init.yaml"
 	joinConfig    = kubeadmDir + "/join.yaml"
 	upgradeConfig = kubeadmDir + "/upgrade.yaml"

@@ -48,6 +48,12 @@ if command -v getenforce >/dev/null && [ "$(getenforce)" = Enforcing ]; then
 fi
 {{- end}}
 
+# kubeadm configurations hold bootstrap tokens and certificate keys, and live only while
+# kubeadm runs: these were left by a run that was killed, or by an older slipway.
+for f in {{q .KubeadmConfigDir}}/*.yaml; do
+  remove_path "$f"
+done
+
 # Swap: the kubelet refuses to run with swap on.
 if [ "$(awk 'NR > 1' /proc/swaps | wc -l)" -gt 0 ]; then
   quiet swapoff -a

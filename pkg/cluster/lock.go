@@ -84,7 +84,7 @@ func (l *locker) take(ctx context.Context) (context.Context, func(), error) {
 func (l *locker) acquire(ctx context.Context) error {
 	var st lockState
 	if err := l.run(ctx, scripts.LockParams{Op: scripts.LockAcquire}, &st); err != nil {
-		return fmt.Errorf("taking the apply lock on %s: %w", l.leader, err)
+		return fmt.Errorf("taking the apply lock on %s (nothing was changed): %w", l.leader, err)
 	}
 	for range 3 {
 		if st.acquired {
@@ -97,7 +97,7 @@ func (l *locker) acquire(ctx context.Context) error {
 		fmt.Fprintf(l.out, "Taking over a stale apply lock on %s held by %s (not refreshed for %ds, or its process is gone)\n", l.leader, st.owner, int(st.age.Seconds()))
 		p := scripts.LockParams{Op: scripts.LockTakeover, Expect: st.token, ExpectMTime: st.mtime}
 		if err := l.run(ctx, p, &st); err != nil {
-			return fmt.Errorf("taking over the apply lock on %s: %w", l.leader, err)
+			return fmt.Errorf("taking over the apply lock on %s (nothing was changed): %w", l.leader, err)
 		}
 	}
 	return fmt.Errorf("the apply lock on %s changed hands while it was being taken over; try again", l.leader)

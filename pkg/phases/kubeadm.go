@@ -55,7 +55,8 @@ func (r *Run) NodeParams(n Node) (kubeadm.NodeParams, error) {
 // once per argument list with --config dst added, and removes dst again whether kubeadm
 // succeeded, failed or was interrupted: the file holds the bootstrap token and certificate key
 // that kubeadm reads from it, which travel on no command line and must not outlive their use.
-// A run killed outright leaves the file behind, root-only, until the next run that uses it.
+// A run killed outright leaves the file behind, root-only, until the next run's prerequisites
+// (or its own use of the file) remove it.
 func kubeadmWithConfig(ctx context.Context, n Node, dst string, cfg []byte, runs ...[]string) (err error) {
 	defer func() {
 		// Also after a cancel: the connection usually still works for this.

@@ -34,6 +34,21 @@ func TestSecretsHidden(t *testing.T) {
 	}
 }
 
+// TestOutputBounded: what Output collects of a host's answer is bounded, so a host that
+// answers without end is an error, not a slipway that grows until it is killed.
+func TestOutputBounded(t *testing.T) {
+	e := newEnv(t, sshd.Config{}, ssh.Options{})
+	ctx := ctxFor(t, time.Minute)
+	out, err := e.host("root").Command(ctx, "cat", "/dev/zero").Output()
+	if err == nil || !strings.Contains(err.Error(), "the output of cat /dev/zero on node-1 is larger than 16 MiB") || out != nil {
+		t.Fatalf("Output of cat /dev/zero = %d bytes, %v", len(out), err)
+	}
+	out, err = e.host("root").Command(ctx, "sh", "-c", "head -c 1000 /dev/zero; head -c 1000 /dev/zero >&2").CombinedOutput()
+	if err != nil || len(out) != 2000 {
+		t.Fatalf("CombinedOutput = %d bytes, %v", len(out), err)
+	}
+}
+
 func TestExec(t *testing.T) {
 	var verbose bytes.Buffer
 	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose})

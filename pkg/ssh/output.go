@@ -39,25 +39,6 @@ func (t *tailBuffer) String() string {
 	return string(b)
 }
 
-// syncBuffer lets stdout and stderr, copied by separate goroutines, share
-// one buffer for CombinedOutput.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Bytes()
-}
-
 // prefixWriter writes complete lines to out, each prefixed with "[host] " and
 // with secrets redacted (secrets hold no line breaks, so whole lines suffice).
 // Lines are written whole under a lock shared by every host of a pool, so

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // TooLargeError says that an input is larger than the limit its reader allows.
@@ -58,32 +59,47 @@ func ReadFile(path string, max int64) ([]byte, error) {
 }
 
 // Writer collects what is written to it up to Max bytes. A write past the limit fails with a
-// *TooLargeError and calls OnOverflow, if set (to stop whatever produces the output).
+// *TooLargeError and calls OnOverflow, if set (to stop whatever produces the output). It is
+// safe for concurrent use, so that a command's stdout and stderr may share one.
 type Writer struct {
 	What       string
 	Max        int64
 	OnOverflow func()
+
+	mu         sync.Mutex
 	buf        []byte
 	overflowed bool
 }
 
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.overflowed || int64(len(w.buf)+len(p)) > w.Max {
 		if !w.overflowed && w.OnOverflow != nil {
 			w.OnOverflow()
 		}
 		w.overflowed = true
-		return 0, w.Err()
+		return 0, w.err()
 	}
 	w.buf = append(w.buf, p...)
 	return len(p), nil
 }
 
 // Bytes is what was written, unless the limit was passed.
-func (w *Writer) Bytes() []byte { return w.buf }
+func (w *Writer) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf
+}
 
 // Err is a *TooLargeError once a write passed the limit, else nil.
 func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err()
+}
+
+func (w *Writer) err() error {
 	if !w.overflowed {
 		return nil
 	}

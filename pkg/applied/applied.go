@@ -7,9 +7,11 @@ package applied
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,9 +24,46 @@ import (
 // re-apply skips what has not changed. It holds no secrets.
 const StateConfigMap = "slipway-state"
 
-// PrereqHashFile records on each host the hash of the prerequisites script it last ran, so
-// that a changed manifest (registries, proxy) runs it again and an unchanged one does not.
-const PrereqHashFile = "/etc/slipway/prerequisites.sha256"
+// PrereqHashFile records on each host the hash of the prerequisites script it last ran (a
+// PrereqRecord), so that a changed manifest (registries, proxy) runs it again and an unchanged
+// one does not. The script holds registry and proxy credentials: the file is root-only (mode
+// PrereqHashMode) and the hash salted.
+const (
+	PrereqHashFile = "/etc/slipway/prerequisites.sha256"
+	PrereqHashMode = 0o600
+)
+
+// PrereqRecord is what PrereqHashFile holds for script: "<salt>:<sha256 of the salt and the
+// script>". The salt is the host's own (PrereqSalt of the record it holds, so that an
+// unchanged script gives the same record), or new when salt is "": a record seen anywhere
+// cannot be checked against guesses of the credentials computed once for every host.
+func PrereqRecord(salt string, script []byte) (string, error) {
+	if salt == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return "", fmt.Errorf("salting the prerequisites hash: %w", err)
+		}
+		salt = hex.EncodeToString(b)
+	}
+	h := sha256.New()
+	h.Write([]byte(salt))
+	h.Write([]byte{0})
+	h.Write(script)
+	return salt + ":" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// PrereqSalt is the salt of a PrereqRecord; "" when there is none (no record, or an unsalted
+// one of an older slipway, which is then replaced).
+func PrereqSalt(record string) string {
+	salt, hash, ok := strings.Cut(record, ":")
+	if !ok || len(salt) != 32 || len(hash) != 64 {
+		return ""
+	}
+	if _, err := hex.DecodeString(salt + hash); err != nil {
+		return ""
+	}
+	return salt
+}
 
 // Hash is the content hash recorded for an applied addon or prerequisites script.
 func Hash(parts ...[]byte) string {

@@ -69,14 +69,7 @@ func TestConfigMachineDeployments(t *testing.T) {
 }
 
 func TestExitCodesAndMessages(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"
 	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id%s}]}\n"
 	tests := []struct {
@@ -110,6 +103,20 @@ func TestExitCodesAndMessages(t *testing.T) {
 				t.Errorf("stderr shows a stack trace:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// tempWriter returns a function that writes a file in a temporary directory and returns its
+// path.
+func tempWriter(t *testing.T) func(name, body string) string {
+	dir := t.TempDir()
+	return func(name, body string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }
 

@@ -50,12 +50,15 @@ full output is itself a valid manifest.`,
 
 func newConfigDumpCommand(g *globalOptions, s Streams) *cobra.Command {
 	var output string
+	var showSecrets bool
 	cmd := &cobra.Command{
 		Use:   "dump",
 		Short: "Print the manifest merged with the Terraform output and defaulted",
 		Long: `Load the manifest and the Terraform output exactly as apply does (strict decoding,
 merge, defaults, validation) and print the result. Use it to check a manifest, or to see
-which values slipway will use.`,
+which values slipway will use. Secrets (registry passwords, auth strings and identity
+tokens, proxy passwords, the cloud configuration) are shown as <redacted> unless
+--show-secrets is given.`,
 		Example: "  slipway config dump -m cluster.yaml -t tf.json\n  terraform output -json | slipway config dump -m cluster.yaml -t - -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -66,10 +69,15 @@ which values slipway will use.`,
 			if err != nil {
 				return err
 			}
-			return write(s.Out, output, res.Cluster)
+			c := res.Cluster
+			if !showSecrets {
+				c = c.Redacted()
+			}
+			return write(s.Out, output, c)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	cmd.Flags().BoolVar(&showSecrets, "show-secrets", false, "print registry passwords, proxy passwords and the cloud configuration as they are")
 	return cmd
 }
 

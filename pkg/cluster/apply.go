@@ -37,11 +37,20 @@ type ApplyOptions struct {
 // ErrNotConfirmed is returned when the user declines the plan.
 var ErrNotConfirmed = errors.New("apply cancelled: the plan was not confirmed")
 
-// Apply converges the cluster: probe, render the desired state, plan, confirm, lock, run the
-// plan's phases, save the kubeconfig.
-func Apply(ctx context.Context, t *Target, opts ApplyOptions) error {
+// Apply converges the cluster: lock, probe, render the desired state, plan, confirm, run the
+// plan's phases, save the kubeconfig. The lock comes first, so that the plan is built from what
+// no other run is changing; a dry run changes nothing and takes no lock.
+func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if opts.Log == nil {
 		opts.Log = opts.Out
+	}
+	if !opts.DryRun {
+		var unlock func()
+		if ctx, unlock, err = lockLeader(ctx, t, opts.Log); err != nil {
+			return err
+		}
+		defer unlock()
+		defer func() { err = lockLostCause(ctx, err) }()
 	}
 	api := access.New(t.Nodes, t.SSH)
 	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(t.Nodes))
@@ -71,15 +80,9 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) error {
 		if err := confirm(opts.AutoApprove, opts.Confirm); err != nil {
 			return err
 		}
-		leader := inventory.Leader(observed.Nodes)
-		unlock, err := Lock(ctx, leader.Name, t.SSH.Host(leader.Target), opts.Log)
-		if err != nil {
-			return err
-		}
-		defer unlock()
 		run := phases.NewRun(phases.Config{
 			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
-			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log,
+			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log, Secrets: t.Secrets,
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {
@@ -87,6 +90,24 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) error {
 		}
 	}
 	return saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log)
+}
+
+// lockLeader takes the apply lock on the manifest's leader.
+func lockLeader(ctx context.Context, t *Target, log io.Writer) (context.Context, func(), error) {
+	leader := inventory.Leader(t.Nodes)
+	if leader == nil {
+		return nil, nil, errors.New("the manifest has no leader")
+	}
+	return Lock(ctx, leader.Name, t.SSH.Host(leader.Target), log)
+}
+
+// lockLostCause reports a run stopped because its lock was lost as that, not as an
+// interruption.
+func lockLostCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLockLost) {
+		return fmt.Errorf("%w (stopped: %v)", cause, err)
+	}
+	return err
 }
 
 // confirm asks before anything changes, unless autoApprove.

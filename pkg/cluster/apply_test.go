@@ -44,7 +44,10 @@ func fakeTarget(c *v1beta1.Cluster, probes map[string]string) (*Target, *sshtest
 	fleet := &sshtest.Fleet{}
 	t := NewTarget(c, fleet)
 	for _, n := range t.Nodes {
-		fleet.Get(n.Target.String()).On(`^script probe$`, sshtest.Response{Stdout: probes[n.Target.Address]})
+		h := fleet.Get(n.Target.String())
+		h.On(`^script probe$`, sshtest.Response{Stdout: probes[n.Target.Address]})
+		h.On(`^script 'acquire the apply lock'$`, sshtest.Response{Stdout: "acquired\n"})
+		h.On(`^script 'release the apply lock'$`, sshtest.Response{Stdout: "released\n"})
 	}
 	return t, fleet
 }
@@ -103,5 +106,33 @@ func TestApplyRefusesWithoutConfirmation(t *testing.T) {
 	err = Apply(context.Background(), target, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
 	if err != ErrNotConfirmed {
 		t.Fatalf("declined plan: %v", err)
+	}
+}
+
+// TestApplyLocksBeforeProbing: apply takes the lock on the leader before anything is probed,
+// so the plan comes from a cluster no other run is changing, and releases it at the end; a lock
+// that another live run holds stops apply before it probes anything.
+func TestApplyLocksBeforeProbing(t *testing.T) {
+	c := testCluster(t, "10.0.0.1")
+	target, fleet := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	err := Apply(context.Background(), target, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
+	if err != ErrNotConfirmed {
+		t.Fatalf("declined plan: %v", err)
+	}
+	cmds := fleet.Get("10.0.0.1").Commands()
+	if cmds[0] != "script 'acquire the apply lock'" || cmds[1] != "script probe" || cmds[len(cmds)-1] != "script 'release the apply lock'" {
+		t.Errorf("the leader received %q, want the lock taken first and released last", cmds)
+	}
+
+	held := "held 5 1700000000\ntoken=" + strings.Repeat("ab", 16) + "\nowner=ops@elsewhere pid 7 since 2025-01-01T00:00:00Z\nlocal=boot=x pidns=pid:[1] pid=7 start=1\n"
+	fleet = &sshtest.Fleet{}
+	fleet.Get("10.0.0.1").On(`^script 'acquire the apply lock'$`, sshtest.Response{Stdout: held})
+	target = NewTarget(c, fleet)
+	err = Apply(context.Background(), target, ApplyOptions{AutoApprove: true, Out: &bytes.Buffer{}})
+	if err == nil || !strings.Contains(err.Error(), "another apply holds the lock /var/lib/slipway/apply.lock on 10.0.0.1 (ops@elsewhere pid 7 since 2025-01-01T00:00:00Z, refreshed 5s ago)") {
+		t.Fatalf("apply with the lock held elsewhere: %v", err)
+	}
+	if cmds := fleet.Get("10.0.0.1").Commands(); len(cmds) != 1 {
+		t.Errorf("with the lock held elsewhere the leader received %q", cmds)
 	}
 }

@@ -35,6 +35,9 @@ type Target struct {
 	Manifest *v1beta1.Cluster
 	Nodes    []*inventory.Node
 	SSH      ssh.Hosts
+	// Secrets are hidden from verbose output and errors: the manifest's, and those a run
+	// creates (bootstrap tokens, certificate keys). Nil in tests that need none.
+	Secrets *ssh.Secrets
 }
 
 // NewTarget lists the hosts of c, reached through hosts.
@@ -65,10 +68,15 @@ func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *Target, error
 	if err := os.MkdirAll(filepath.Dir(kh), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("creating %s: %w", filepath.Dir(kh), err)
 	}
+	secrets := &ssh.Secrets{}
+	secrets.Add(c.Secrets()...)
 	pool := ssh.NewPool(ssh.Options{
 		ClusterKnownHostsFile: kh,
 		TrustOnFirstUse:       opts.TrustUnknownHosts,
 		Verbose:               opts.Verbose,
+		Secrets:               secrets,
 	})
-	return pool, NewTarget(c, pool), nil
+	t := NewTarget(c, pool)
+	t.Secrets = secrets
+	return pool, t, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
 	"github.com/slipway-dev/slipway/pkg/phases"
@@ -33,21 +34,31 @@ type Desired struct {
 func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
 	d := &Desired{
 		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
-		Rendered: phases.Rendered{PrereqScripts: map[string]string{}},
+		Rendered: phases.Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}},
 	}
 	prereq, err := prereqRenderer(c)
 	if err != nil {
 		return nil, err
+	}
+	recorded := map[string]string{}
+	for _, h := range o.State.Hosts {
+		recorded[h.Name] = h.PrereqHash
 	}
 	for _, n := range o.Nodes {
 		script, err := prereq(o.Facts[n.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
+		// Salted with the host's own salt, so that an unchanged script matches its record.
+		record, err := applied.PrereqRecord(applied.PrereqSalt(recorded[n.Name]), []byte(script))
+		if err != nil {
+			return nil, err
+		}
 		d.Rendered.PrereqScripts[n.Name] = script
+		d.Rendered.PrereqRecords[n.Name] = record
 		d.Plan.Hosts = append(d.Plan.Hosts, plan.DesiredHost{
 			Name: n.Name, Address: n.Target.Address, Role: n.Role, Leader: n.Host.IsLeader, UpgradeIndex: n.Host.UpgradeIndex,
-			PrereqHash: applied.Hash([]byte(script)),
+			PrereqHash: record,
 		})
 	}
 	cni, err := addons.Render(c)
@@ -98,9 +109,9 @@ func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), er
 	cas := map[string][]byte{}
 	for name, r := range c.ContainerRuntime.Containerd.Registries {
 		if r.TLSConfig != nil && r.TLSConfig.CAFile != "" {
-			data, err := os.ReadFile(r.TLSConfig.CAFile)
+			data, err := config.ReadCAFile(r.TLSConfig.CAFile)
 			if err != nil {
-				return nil, fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile: %w", name, err)
+				return nil, &config.Error{Source: "the manifest", Err: fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile %s: %w", name, r.TLSConfig.CAFile, err)}
 			}
 			cas[name] = data
 		}

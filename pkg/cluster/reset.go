@@ -41,8 +41,15 @@ var (
 )
 
 // Reset tears the cluster down: worker machines first (so no cloud server is left behind),
-// then kubeadm reset and a clean-up of every host, which ends ready for a new apply.
-func Reset(ctx context.Context, t *Target, opts ResetOptions) error {
+// then kubeadm reset and a clean-up of every host, which ends ready for a new apply. It holds
+// the apply lock throughout, so that it never runs beside an apply.
+func Reset(ctx context.Context, t *Target, opts ResetOptions) (err error) {
+	ctx, unlock, err := lockLeader(ctx, t, opts.Out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	defer func() { err = lockLostCause(ctx, err) }()
 	fmt.Fprintf(opts.Out, "Probing %d hosts...\n", len(t.Nodes))
 	observed, err := probe.Hosts(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, Parallel: opts.Parallel})
 	if err != nil {

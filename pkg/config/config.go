@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 	"github.com/slipway-dev/slipway/pkg/strict"
 	"github.com/slipway-dev/slipway/pkg/terraform"
 )
@@ -47,18 +48,37 @@ type Error struct {
 	Err error
 }
 
+// maxProblems bounds how many problems Error lists: a large broken input can have hundreds of
+// thousands, and the first ones say what is wrong.
+const maxProblems = 50
+
 func (e *Error) Error() string {
 	var agg interface{ Errors() []error }
 	if errors.As(e.Err, &agg) && len(agg.Errors()) > 1 {
+		all := agg.Errors()
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s is invalid (%d problems):", e.Source, len(agg.Errors()))
-		for _, err := range agg.Errors() {
+		fmt.Fprintf(&b, "%s is invalid (%d problems):", e.Source, len(all))
+		for i, err := range all {
+			if i == maxProblems {
+				fmt.Fprintf(&b, "\n  - ... and %d more", len(all)-maxProblems)
+				break
+			}
 			b.WriteString("\n  - ")
-			b.WriteString(err.Error())
+			b.WriteString(shorten(err.Error()))
 		}
 		return b.String()
 	}
-	return fmt.Sprintf("%s is invalid: %v", e.Source, e.Err)
+	return fmt.Sprintf("%s is invalid: %s", e.Source, shorten(e.Err.Error()))
+}
+
+// maxProblemBytes bounds one problem's message, which quotes the value at fault.
+const maxProblemBytes = 1000
+
+func shorten(msg string) string {
+	if len(msg) <= maxProblemBytes {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:maxProblemBytes], "") + fmt.Sprintf("... (%d more bytes)", len(msg)-maxProblemBytes)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -82,7 +102,8 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if opts.TerraformSource != "" {
 		out, err := terraform.Load(ctx, opts.TerraformSource, opts.Stdin)
 		if err != nil {
-			if errors.Is(err, terraform.ErrTerraformMissing) {
+			// Terraform that is missing or fails is the environment's problem, not the output's.
+			if errors.Is(err, terraform.ErrTerraformMissing) || errors.Is(err, terraform.ErrTerraformFailed) {
 				return nil, err
 			}
 			var pe *os.PathError
@@ -114,13 +135,20 @@ func Decode(data []byte) (*v1beta1.Cluster, any, error) {
 	return &c, tree, nil
 }
 
+// MaxManifestBytes bounds the manifest. Real manifests are a few KiB; parsing costs about a
+// hundred times the document's size in memory, so a larger input is refused before parsing.
+const MaxManifestBytes = 1 << 20
+
 func readManifest(opts Options) ([]byte, error) {
 	var data []byte
 	var err error
 	if opts.ManifestPath == "-" {
-		data, err = io.ReadAll(io.LimitReader(opts.Stdin, strict.MaxDocumentBytes+1))
+		if opts.Stdin == nil {
+			return nil, &Error{Source: "stdin", Err: errors.New("reading manifest: no standard input")}
+		}
+		data, err = bounded.ReadAll(opts.Stdin, MaxManifestBytes, "the manifest on stdin")
 	} else {
-		data, err = os.ReadFile(opts.ManifestPath)
+		data, err = bounded.ReadFile(opts.ManifestPath, MaxManifestBytes)
 	}
 	if err != nil {
 		return nil, &Error{Source: opts.ManifestPath, Err: fmt.Errorf("reading manifest: %w", err)}

@@ -65,7 +65,7 @@ func Target(h v1beta1.Host) ssh.Target {
 		Port:           h.SSHPort,
 		User:           h.SSHUsername,
 		PrivateKeyFile: h.SSHPrivateKeyFile,
-		AgentSocket:    v1beta1.ResolveAgentSocket(h.SSHAgentSocket),
+		AgentSocket:    agentSocket(h.SSHAgentSocket),
 		HostPublicKey:  h.SSHHostPublicKey,
 	}
 	// The manifest lists bastions from the host outwards; SSH dials the outermost first.
@@ -83,6 +83,20 @@ func Target(h v1beta1.Host) ssh.Target {
 	}
 	t.Bastions = chain
 	return t
+}
+
+// agentSocket resolves a validated sshAgentSocket; validation has refused what does not
+// resolve. The default, $SSH_AUTH_SOCK, is left to the SSH layer, which reads it itself and
+// ignores a stale agent when the host has a key file.
+func agentSocket(spec string) string {
+	if spec == v1beta1.DefaultSSHAgentSocket {
+		return ""
+	}
+	s, err := v1beta1.ResolveAgentSocket(spec)
+	if err != nil {
+		return ""
+	}
+	return s
 }
 
 // Leader returns the leader node.

@@ -17,6 +17,23 @@ func InitConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams, secr
 	if err := checkToken(secrets.Token); err != nil {
 		return nil, err
 	}
+	return renderInit(c, node, kubelet, secrets)
+}
+
+// UploadCertsConfig renders the file for `kubeadm init phase upload-certs --upload-certs
+// --config` on the leader: InitConfig's documents with key, which encrypts the certificates the
+// phase uploads, and no bootstrap token (the phase creates none). kubeadm takes the key from
+// this file, so it never travels on a command line, where ps, sudo's log and error messages
+// would show it.
+func UploadCertsConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams, key string) ([]byte, error) {
+	if key == "" {
+		return nil, fmt.Errorf("uploading certificates needs a certificate key")
+	}
+	return renderInit(c, node, kubelet, InitSecrets{CertificateKey: key})
+}
+
+// renderInit renders the init documents; secrets.Token may be empty for no bootstrap token.
+func renderInit(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams, secrets InitSecrets) ([]byte, error) {
 	if err := checkCertificateKey(secrets.CertificateKey); err != nil {
 		return nil, err
 	}
@@ -24,13 +41,17 @@ func InitConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams, secr
 	if err != nil {
 		return nil, err
 	}
-	token := bootstrapToken{Token: secrets.Token, Description: "slipway: joins nodes to the cluster"}
-	if secrets.TokenTTL > 0 {
-		token.TTL = secrets.TokenTTL.String()
+	var tokens []bootstrapToken
+	if secrets.Token != "" {
+		token := bootstrapToken{Token: secrets.Token, Description: "slipway: joins nodes to the cluster"}
+		if secrets.TokenTTL > 0 {
+			token.TTL = secrets.TokenTTL.String()
+		}
+		tokens = append(tokens, token)
 	}
 	initCfg := initConfiguration{
 		typeMeta:         typeMeta{APIVersion: kubeadmAPIVersion, Kind: "InitConfiguration"},
-		BootstrapTokens:  []bootstrapToken{token},
+		BootstrapTokens:  tokens,
 		NodeRegistration: reg,
 		LocalAPIEndpoint: apiEndpoint{AdvertiseAddress: node.Host.PrivateAddress, BindPort: APIServerBindPort},
 		CertificateKey:   secrets.CertificateKey,

@@ -25,6 +25,9 @@ func TestRejects(t *testing.T) {
 		{"short certificate key", func() ([]byte, error) {
 			return kubeadm.InitConfig(c, node(cp), kubeadm.KubeletParams{}, kubeadm.InitSecrets{Token: token, CertificateKey: "abcd"})
 		}, "certificate key must be 64 hexadecimal"},
+		{"upload-certs without a key", func() ([]byte, error) {
+			return kubeadm.UploadCertsConfig(c, node(cp), kubeadm.KubeletParams{}, "")
+		}, "needs a certificate key"},
 		{"no node name", func() ([]byte, error) {
 			return kubeadm.JoinConfig(c, kubeadm.NodeParams{Host: worker}, join)
 		}, "no node name"},

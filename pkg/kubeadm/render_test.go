@@ -63,6 +63,10 @@ func goldenCases() []goldenCase {
 			c := load(t, "cilium")
 			return kubeadm.InitConfig(c, node(c.ControlPlane.Hosts[0]), kubeadm.KubeletParams{CgroupV1: true}, kubeadm.InitSecrets{Token: token})
 		}},
+		{"upload-certs-ha", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			return kubeadm.UploadCertsConfig(c, node(c.ControlPlane.Hosts[0]), kubeadm.KubeletParams{CgroupV1: true}, certKey)
+		}},
 		{"join-worker", func(t *testing.T) ([]byte, error) {
 			c := load(t, "single")
 			return kubeadm.JoinConfig(c, node(c.StaticWorkers.Hosts[0]), kubeadm.JoinParams{Token: token, CACertHashes: []string{caHash}})

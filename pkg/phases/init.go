@@ -11,22 +11,47 @@ import (
 
 // The kubeadm-init phase creates the cluster on the leader: it renders the init configuration
 // with a new bootstrap token and certificate key, runs kubeadm init with the certificates
-// uploaded, and waits for the API. The joins of the same run use that token and key.
+// uploaded (and neither secret printed), and waits for the API. The joins of the same run use
+// that token and key.
 var _ = register(Phase{
 	Name:  plan.StepInit,
 	Short: "initialise the cluster on the leader with kubeadm init",
 	Run:   func(ctx context.Context, r *Run, host string) error { return initCluster(ctx, r, host) },
 })
 
-// initRun is what kubeadm init reads of a run.
-type initRun interface {
-	nodes
+// initConfigRun is what rendering the init configuration reads of a run.
+type initConfigRun interface {
 	manifest
 	NodeParams(n Node) (kubeadm.NodeParams, error)
 	KubeletParams() kubeadm.KubeletParams
+	hide(values ...string)
+}
+
+// initRun is what kubeadm init reads of a run.
+type initRun interface {
+	nodes
+	initConfigRun
 	initialised(token, key string)
 	Reconnect()
 	WaitAPI(ctx context.Context, timeout time.Duration) (*kube.Client, error)
+}
+
+// newInitConfig renders the leader n's init configuration with a new bootstrap token and
+// certificate key, which it registers for hiding.
+func newInitConfig(r initConfigRun, n Node) (cfg []byte, token, key string, err error) {
+	if token, err = NewBootstrapToken(); err != nil {
+		return nil, "", "", err
+	}
+	if key, err = NewCertificateKey(); err != nil {
+		return nil, "", "", err
+	}
+	r.hide(token, key)
+	np, err := r.NodeParams(n)
+	if err != nil {
+		return nil, "", "", err
+	}
+	cfg, err = kubeadm.InitConfig(r.Manifest(), np, r.KubeletParams(), kubeadm.InitSecrets{Token: token, TokenTTL: joinTokenTTL, CertificateKey: key})
+	return cfg, token, key, err
 }
 
 func initCluster(ctx context.Context, r initRun, host string) error {
@@ -34,26 +59,11 @@ func initCluster(ctx context.Context, r initRun, host string) error {
 	if err != nil {
 		return err
 	}
-	token, err := NewBootstrapToken()
+	cfg, token, key, err := newInitConfig(r, n)
 	if err != nil {
 		return err
 	}
-	key, err := NewCertificateKey()
-	if err != nil {
-		return err
-	}
-	np, err := r.NodeParams(n)
-	if err != nil {
-		return err
-	}
-	cfg, err := kubeadm.InitConfig(r.Manifest(), np, r.KubeletParams(), kubeadm.InitSecrets{Token: token, TokenTTL: joinTokenTTL, CertificateKey: key})
-	if err != nil {
-		return err
-	}
-	if err := writeKubeadmFiles(ctx, n, initConfig, cfg); err != nil {
-		return err
-	}
-	if err := n.SSH.Command(ctx, "kubeadm", "init", "--config", initConfig, "--upload-certs").Run(); err != nil {
+	if err := kubeadmWithConfig(ctx, n, initConfig, cfg, []string{"init", "--upload-certs", "--skip-token-print", "--skip-certificate-key-print"}); err != nil {
 		return err
 	}
 	r.initialised(token, key)

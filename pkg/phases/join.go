@@ -61,10 +61,7 @@ func join(ctx context.Context, r joinRun, host string, controlPlane bool) error 
 	if err != nil {
 		return err
 	}
-	if err := writeKubeadmFiles(ctx, n, joinConfig, cfg); err != nil {
-		return err
-	}
-	if err := n.SSH.Command(ctx, "kubeadm", "join", "--config", joinConfig).Run(); err != nil {
+	if err := kubeadmWithConfig(ctx, n, joinConfig, cfg, []string{"join"}); err != nil {
 		return err
 	}
 	if err := waitNodeRegistered(ctx, c, n.Name); err != nil {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
 )
 
 // joinTokenTTL outlives the slowest join (a control plane with etcd: about a minute) many times
@@ -48,6 +49,7 @@ func (r *Run) JoinCredentials(ctx context.Context, c *kube.Client, controlPlane 
 		if err != nil {
 			return "", "", err
 		}
+		r.hide(t)
 		r.join.token = t
 	}
 	if !controlPlane {
@@ -58,11 +60,21 @@ func (r *Run) JoinCredentials(ctx context.Context, c *kube.Client, controlPlane 
 		if err != nil {
 			return "", "", err
 		}
+		r.hide(k)
 		leader, err := r.Leader()
 		if err != nil {
 			return "", "", err
 		}
-		if err := leader.SSH.Command(ctx, "kubeadm", "init", "phase", "upload-certs", "--upload-certs", "--certificate-key", k).Run(); err != nil {
+		np, err := r.NodeParams(leader)
+		if err != nil {
+			return "", "", err
+		}
+		cfg, err := kubeadm.UploadCertsConfig(r.Manifest(), np, r.KubeletParams(), k)
+		if err != nil {
+			return "", "", err
+		}
+		upload := []string{"init", "phase", "upload-certs", "--upload-certs", "--skip-certificate-key-print"}
+		if err := kubeadmWithConfig(ctx, leader, uploadConfig, cfg, upload); err != nil {
 			return "", "", fmt.Errorf("uploading control-plane certificates from %s: %w", leader.Name, err)
 		}
 		r.join.key = k

@@ -34,7 +34,7 @@ func TestHostPhasesOnEightHosts(t *testing.T) {
 	nodes := inventory.Nodes(c)
 	fleet := &sshtest.Fleet{}
 	facts := map[string]scripts.Facts{}
-	rendered := Rendered{PrereqScripts: map[string]string{}}
+	rendered := Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}}
 	p := &plan.Plan{}
 	for i, n := range nodes {
 		os := scripts.OS{ID: "debian", VersionID: "12"}
@@ -43,6 +43,11 @@ func TestHostPhasesOnEightHosts(t *testing.T) {
 		}
 		facts[n.Name] = scripts.Facts{OS: os, Arch: "x86_64", Hostname: n.Name, SudoOK: true}
 		rendered.PrereqScripts[n.Name] = "echo prerequisites of " + n.Name + "\n"
+		record, err := applied.PrereqRecord("", []byte(rendered.PrereqScripts[n.Name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rendered.PrereqRecords[n.Name] = record
 		p.Steps = append(p.Steps, plan.Step{Name: plan.StepPrerequisites, Host: n.Name, Parallel: true})
 	}
 	for _, n := range nodes {
@@ -64,8 +69,8 @@ func TestHostPhasesOnEightHosts(t *testing.T) {
 		if calls[0].Script != rendered.PrereqScripts[n.Name] {
 			t.Errorf("%s ran the prerequisites script %q, not its own", n.Name, calls[0].Script)
 		}
-		if f, _ := h.File(applied.PrereqHashFile); string(f.Data) != applied.Hash([]byte(rendered.PrereqScripts[n.Name]))+"\n" || f.Owner != "root" {
-			t.Errorf("%s: prerequisites record %q owned by %q", n.Name, f.Data, f.Owner)
+		if f, _ := h.File(applied.PrereqHashFile); string(f.Data) != rendered.PrereqRecords[n.Name]+"\n" || f.Owner != "root" || f.Mode != 0o600 {
+			t.Errorf("%s: prerequisites record %q owned by %q, mode %o", n.Name, f.Data, f.Owner, f.Mode)
 		}
 		want, err := scripts.InstallKubernetes(facts[n.Name].OS, scripts.InstallParams{Cluster: c, Arch: "amd64"})
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 )
 
 // The prerequisites phase prepares a host for kubeadm with the script the manifest rendered
-// for it, then records the script's hash on the host, so that the next apply runs it again
-// only when the manifest's registries, proxy or versions change it.
+// for it, then records the script's salted hash on the host (root-only), so that the next
+// apply runs it again only when the manifest's registries, proxy or versions change it.
 var _ = register(Phase{
 	Name:  plan.StepPrerequisites,
 	Short: "turn swap off, load kernel modules, set sysctls, install and configure containerd",
@@ -30,11 +30,12 @@ func prerequisites(ctx context.Context, r prerequisitesRun, host string) error {
 		return err
 	}
 	script, ok := r.Rendered().PrereqScripts[host]
-	if !ok {
+	record := r.Rendered().PrereqRecords[host]
+	if !ok || record == "" {
 		return fmt.Errorf("no prerequisites script was rendered for %s", host)
 	}
 	if err := n.SSH.Script(ctx, "prerequisites", script).Run(); err != nil {
 		return err
 	}
-	return n.SSH.Upload(ctx, strings.NewReader(applied.Hash([]byte(script))+"\n"), applied.PrereqHashFile, 0o644, "root")
+	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")
 }

@@ -34,6 +34,9 @@ type Config struct {
 	// Log receives the progress of every step and what the phases changed, a line at a time
 	// even when phases run at once.
 	Log io.Writer
+	// Secrets are hidden from verbose output and errors; the phases add the bootstrap tokens
+	// and certificate keys they create. Nil hides nothing.
+	Secrets *ssh.Secrets
 }
 
 // Rendered is what the manifest rendered for this run: exactly what the plan's hashes were
@@ -42,6 +45,9 @@ type Rendered struct {
 	// PrereqScripts are the prerequisites scripts by node name. They may hold registry
 	// credentials: never log them.
 	PrereqScripts map[string]string
+	// PrereqRecords are what each host records after running its script (applied.PrereqRecord),
+	// by node name.
+	PrereqRecords map[string]string
 	// CNI holds the CNI's manifests, empty when the manifest brings its own CNI.
 	CNI []byte
 	// MachineDeployments are the manifest's worker pools, and KubeletBumps the kubelet-only
@@ -68,6 +74,7 @@ func NewRun(cfg Config) *Run {
 	cfg.Nodes = append([]*inventory.Node(nil), cfg.Nodes...)
 	cfg.Facts = maps.Clone(cfg.Facts)
 	cfg.Rendered.PrereqScripts = maps.Clone(cfg.Rendered.PrereqScripts)
+	cfg.Rendered.PrereqRecords = maps.Clone(cfg.Rendered.PrereqRecords)
 	return &Run{cfg: cfg}
 }
 
@@ -99,6 +106,9 @@ func (r *Run) Leader() (Node, error) {
 	}
 	return r.Node(l.Name)
 }
+
+// hide keeps secrets the run creates out of verbose output and errors.
+func (r *Run) hide(values ...string) { r.cfg.Secrets.Add(values...) }
 
 // Manifest is the cluster's manifest. Phases only read it.
 func (r *Run) Manifest() *v1beta1.Cluster { return r.cfg.Manifest }

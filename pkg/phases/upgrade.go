@@ -71,14 +71,11 @@ func upgrade(ctx context.Context, r upgradeRun, host string, leader bool) error 
 	if err != nil {
 		return err
 	}
-	if err := writeKubeadmFiles(ctx, n, upgradeConfig, cfg); err != nil {
-		return err
-	}
-	args := []string{"upgrade", "node", "--config", upgradeConfig}
+	args := []string{"upgrade", "node"}
 	if leader {
-		args = []string{"upgrade", "apply", "--config", upgradeConfig, "--yes"}
+		args = []string{"upgrade", "apply", "--yes"}
 	}
-	if err := h.Command(ctx, "kubeadm", args...).Run(); err != nil {
+	if err := kubeadmWithConfig(ctx, n, upgradeConfig, cfg, args); err != nil {
 		return err
 	}
 	stage("kubeadm " + args[0] + " " + args[1] + " done")

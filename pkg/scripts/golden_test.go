@@ -40,3 +40,19 @@ func golden(t *testing.T, name, got string) {
 func TestProbeGolden(t *testing.T) {
 	golden(t, "probe", scripts.Probe())
 }
+
+func TestApplyLockGolden(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	for _, p := range []scripts.LockParams{
+		{Op: scripts.LockAcquire, Token: token, Owner: "ops@laptop pid 42 since 2025-01-02T03:04:05Z", Local: "boot=b pidns=pid:[4026531836] pid=42 start=1234"},
+		{Op: scripts.LockTakeover, Token: token, Owner: "ops@laptop pid 42", Local: "x", Expect: "fedcba9876543210fedcba9876543210", ExpectMTime: 1700000000},
+		{Op: scripts.LockRefresh, Token: token},
+		{Op: scripts.LockRelease, Token: token},
+	} {
+		s, err := scripts.ApplyLock(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "apply-lock-"+p.Op, s)
+	}
+}

@@ -3,6 +3,7 @@ package scripts
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
@@ -34,6 +35,9 @@ type installData struct {
 	ReleaseURL, UploadDir, BinDir     string
 	KubeletUnit, KubeadmDropIn        string
 	DebKeyring, DebList, DebListEntry string
+	// CurlProto limits curl's protocols, redirects included: https only, unless the manifest
+	// allows plain http for its asset source.
+	CurlProto string
 }
 
 // InstallKubernetes returns the script that installs kubeadm, kubelet and kubectl at exactly
@@ -67,9 +71,13 @@ func InstallKubernetes(os OS, p InstallParams) (string, error) {
 		BinDir:       family.binDir(),
 		DebKeyring:   "/etc/apt/keyrings/kubernetes-apt-keyring.gpg",
 		DebList:      "/etc/apt/sources.list.d/kubernetes.list",
+		CurlProto:    "=https",
 	}
 	minor := fmt.Sprintf("v%d.%d", v.Major(), v.Minor())
 	a := c.Assets
+	if (a.Packages != nil && a.Packages.Insecure && family != Flatcar) || (a.URL != nil && a.URL.Insecure) {
+		d.CurlProto = "=http,https"
+	}
 	switch {
 	case a.Packages != nil && family != Flatcar:
 		d.Source = "packages"
@@ -102,6 +110,10 @@ func InstallKubernetes(os OS, p InstallParams) (string, error) {
 	for _, s := range []string{d.Repo, d.ReleaseURL} {
 		if err := checkValue(s); err != nil {
 			return "", err
+		}
+		// Validation refuses this already; curl's --proto would too, less clearly.
+		if strings.HasPrefix(s, "http://") && d.CurlProto == "=https" {
+			return "", fmt.Errorf("install kubernetes: %s is plain http and assets.%s.insecure is not set", v1beta1.RedactURL(s), d.Source)
 		}
 	}
 	return render("install-kubernetes", "kubeadm, kubelet and kubectl "+d.Version+" from "+d.Source, family, d)

@@ -16,6 +16,11 @@ import (
 // kubeadm.KubeletParams) when any host's /etc/resolv.conf names only loopback servers.
 const KubeletResolvConf = "/etc/slipway/resolv.conf"
 
+// KubeadmConfigDir holds the kubeadm configurations that apply renders, each only while kubeadm
+// runs: they hold bootstrap tokens and certificate keys. Prerequisites removes any left over by
+// a run that was killed, or by an older slipway that kept them.
+const KubeadmConfigDir = "/etc/slipway/kubeadm"
+
 // PrereqParams configure Prerequisites.
 type PrereqParams struct {
 	// Cluster is the loaded (defaulted and validated) manifest.
@@ -47,6 +52,8 @@ type prereqData struct {
 	Tools            []tool
 	Proxy            proxyEnv
 	ProxyDropIn      string
+	ProxyEnv         string
+	ProxyEnvFile     string
 	Modules          []string
 	Sysctls          []string
 	ContainerdConfig string
@@ -55,6 +62,7 @@ type prereqData struct {
 	RegistryDirs     []string
 	UpstreamDNS      []string
 	ResolvConf       string
+	KubeadmConfigDir string
 }
 
 // Prerequisites returns the script that prepares a host for kubeadm: swap off (now and in
@@ -107,9 +115,11 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 		Registries:       files,
 		UpstreamDNS:      p.UpstreamDNS,
 		ResolvConf:       KubeletResolvConf,
+		ProxyEnvFile:     containerdProxyEnv,
+		KubeadmConfigDir: KubeadmConfigDir,
 	}
 	if proxy.set() {
-		d.ProxyDropIn = proxy.systemdDropIn()
+		d.ProxyDropIn, d.ProxyEnv = proxy.systemdDropIn(containerdProxyEnv), proxy.environmentFile()
 	}
 	if hasAuth {
 		d.ContainerdMode = "0600"

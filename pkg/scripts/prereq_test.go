@@ -50,7 +50,7 @@ func TestInstallKubernetesGolden(t *testing.T) {
 		{"install-debian-packages", "minimal", debian, nil},
 		{"install-ubuntu-packages-proxy", "registries", scripts.OS{ID: "ubuntu", VersionID: "22.04"}, nil},
 		{"install-debian-url", "minimal", debian, func(c *v1beta1.Cluster) {
-			c.Assets = v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: "http://assets.example.com/release"}}
+			c.Assets = v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: "http://assets.example.com/release", Insecure: true}}
 		}},
 		{"install-debian-upload", "minimal", debian, func(c *v1beta1.Cluster) {
 			c.Assets = v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: "/tmp/bin"}}

@@ -46,22 +46,33 @@ func proxyFor(c *v1beta1.Cluster) (proxyEnv, error) {
 	}
 	env := proxyEnv{HTTP: p.HTTP, HTTPS: p.HTTPS, NoProxy: strings.Join(list, ",")}
 	for _, v := range []string{env.HTTP, env.HTTPS, env.NoProxy} {
-		// The values go into systemd Environment= lines as well as shell words.
+		// The values go into a systemd environment file as well as shell words.
 		if err := checkValue(v); err != nil || strings.ContainsAny(v, "\"\\ ") {
-			return proxyEnv{}, fmt.Errorf("proxy setting %q may not contain quotes, backslashes, spaces or line breaks", v)
+			return proxyEnv{}, fmt.Errorf("proxy setting %q may not contain quotes, backslashes, spaces or line breaks", v1beta1.RedactURL(v))
 		}
 	}
 	return env, nil
 }
 
-// systemdDropIn renders a unit drop-in that gives the service the proxy environment. systemd
-// expands % specifiers inside Environment=, so % is doubled.
-func (p proxyEnv) systemdDropIn() string {
+// containerdProxyEnv is the environment file holding the proxy for containerd. Proxy URLs may
+// carry credentials, so they live in this root-only file: a drop-in's Environment= lines are
+// world-readable, and every user can read them back with systemctl show.
+const containerdProxyEnv = "/etc/systemd/system/containerd.service.d/http-proxy.env"
+
+// systemdDropIn renders the unit drop-in that points the service at its proxy environment file.
+func (p proxyEnv) systemdDropIn(envFile string) string {
+	return "# Written by slipway from the proxy in the cluster manifest. Changes are overwritten.\n" +
+		"# The values, credentials perhaps, are in the root-only file below.\n[Service]\nEnvironmentFile=" + envFile + "\n"
+}
+
+// environmentFile renders the proxy as a systemd environment file (KEY=value lines, no
+// specifiers expanded).
+func (p proxyEnv) environmentFile() string {
 	var b strings.Builder
-	b.WriteString("# Written by slipway from the proxy in the cluster manifest. Changes are overwritten.\n[Service]\n")
+	b.WriteString("# Written by slipway from the proxy in the cluster manifest. Changes are overwritten.\n")
 	for _, kv := range [][2]string{{"HTTP_PROXY", p.HTTP}, {"HTTPS_PROXY", p.HTTPS}, {"NO_PROXY", p.NoProxy}} {
 		if kv[1] != "" {
-			fmt.Fprintf(&b, "Environment=\"%s=%s\"\n", kv[0], strings.ReplaceAll(kv[1], "%", "%%"))
+			fmt.Fprintf(&b, "%s=%s\n", kv[0], kv[1])
 		}
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"fmt"
+	"path"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
@@ -18,6 +19,8 @@ type resetData struct {
 	Family         Family
 	CRISocket      string
 	Dirs           []string
+	StateDir       string
+	Keep           []string
 	Interfaces     []string
 	RemoveBinaries bool
 	Packages       bool
@@ -26,9 +29,11 @@ type resetData struct {
 
 // Reset returns the script that returns a host to the state before slipway joined it:
 // `kubeadm reset -f`, the kubelet stopped, the directories of Kubernetes, etcd, the CNI and
-// slipway removed, kube-proxy's and the CNIs' iptables rules, IPVS services and interfaces
-// gone, and optionally kubeadm, kubelet and kubectl uninstalled. containerd keeps running, so
-// that the next apply can start at once. On a clean host it does nothing.
+// slipway removed (never through a mount point: what is mounted below them is unmounted, and
+// what stays mounted stops the script; the apply lock stays, its holder releases it),
+// kube-proxy's and the CNIs' iptables rules, IPVS services and interfaces gone, and optionally
+// kubeadm, kubelet and kubectl uninstalled. containerd keeps running, so that the next apply
+// can start at once. On a clean host it does nothing.
 func Reset(os OS, p ResetParams) (string, error) {
 	family, err := FamilyOf(os)
 	if err != nil {
@@ -41,7 +46,9 @@ func Reset(os OS, p ResetParams) (string, error) {
 		Family:    family,
 		CRISocket: "unix:///run/containerd/containerd.sock",
 		Dirs: []string{"/etc/kubernetes", "/var/lib/etcd", "/var/lib/kubelet", "/var/lib/cni",
-			"/run/flannel", "/etc/slipway", "/var/lib/slipway", "/root/.kube"},
+			"/run/flannel", "/etc/slipway", "/root/.kube"},
+		StateDir:       path.Dir(ApplyLockPath),
+		Keep:           []string{path.Base(ApplyLockPath), path.Base(ApplyLockPath) + ".guard"},
 		Interfaces:     []string{"cni0", "flannel.1", "flannel-v6.1", "vxlan.calico", "cilium_host", "cilium_net", "cilium_vxlan", "kube-ipvs0"},
 		RemoveBinaries: p.RemoveBinaries,
 		Packages:       p.Cluster.Assets.Packages != nil && family != Flatcar,

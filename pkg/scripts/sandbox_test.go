@@ -159,7 +159,21 @@ func TestScriptsOnSandboxHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A package unpacked but not configured, as an apt run killed between the two leaves it:
+	// apt refuses to install anything until dpkg --configure -a has finished it.
+	x.shell(`set -e
+d=$(mktemp -d)
+mkdir -p "$d/pkg/DEBIAN"
+printf 'Package: slipway-test-interrupted\nVersion: 1.0\nArchitecture: all\nMaintainer: slipway tests <tests@slipway.invalid>\nDescription: left unconfigured by a test\n' >"$d/pkg/DEBIAN/control"
+dpkg-deb --build "$d/pkg" "$d/p.deb" >/dev/null
+dpkg --unpack "$d/p.deb" >/dev/null 2>&1
+rm -rf "$d"
+dpkg --audit | grep -q slipway-test-interrupted`)
 	changes := x.run("prerequisites", prereq)
+	if !contains(changes, "finished an interrupted package installation") || x.shell("dpkg --audit") != "" {
+		t.Errorf("prerequisites did not finish the interrupted dpkg run: %q", changes)
+	}
+	x.shell("dpkg --purge slipway-test-interrupted >/dev/null")
 	for _, want := range []string{"wrote /etc/containerd/config.toml", "wrote /etc/containerd/certs.d/registry.k8s.io/hosts.toml", "restarted containerd", "wrote /etc/slipway/resolv.conf"} {
 		if !contains(changes, want) {
 			t.Errorf("prerequisites did not report %q", want)
@@ -214,8 +228,46 @@ func TestScriptsOnSandboxHost(t *testing.T) {
 	if rules := x.shell("iptables-save | grep -c KUBE- || true"); rules != "0" {
 		t.Errorf("%s KUBE- iptables lines left after reset", rules)
 	}
+	resetRespectsMounts(t, x, reset)
 
 	binaryInstalls(t, x)
+}
+
+// resetRespectsMounts: reset never deletes through a mount point. A volume left mounted below
+// /var/lib/kubelet is unmounted before the directory goes; one that cannot be unmounted (in use)
+// stops reset, named, with its data intact; /var/lib/etcd on a file system of its own is
+// emptied and stays mounted. (With etcd member data on the host, kubeadm reset runs first,
+// unmounts the kubelet's volumes itself and refuses a busy one in the same way.)
+func resetRespectsMounts(t *testing.T, x *host, reset string) {
+	x.shell(`set -e
+for v in /var/lib/kubelet/pods/a/volumes/nfs /var/lib/kubelet/pods/b/volumes/busy /var/lib/etcd; do
+  mkdir -p "$v" && mount -t tmpfs tmpfs "$v" && echo precious >"$v/data"
+done
+# Something works in the busy volume, so it cannot be unmounted.
+(cd /var/lib/kubelet/pods/b/volumes/busy && exec setsid sleep 600) </dev/null >/dev/null 2>&1 &
+for _ in $(seq 50); do pgrep -x sleep >/dev/null && break; sleep 0.1; done`)
+	out, err := x.sb.RunScript(x.ctx, x.h, reset)
+	if err == nil || !strings.Contains(err.Error(), "not removing /var/lib/kubelet: still mounted below it, and unmounting failed: /var/lib/kubelet/pods/b/volumes/busy -") {
+		t.Errorf("reset with a busy volume below /var/lib/kubelet: %v\n%s", err, out)
+	}
+	if got := x.shell("cat /var/lib/kubelet/pods/b/volumes/busy/data"); got != "precious" {
+		t.Errorf("the busy volume's data is gone: %q", got)
+	}
+	x.shell("pkill -x sleep; for _ in $(seq 50); do pgrep -x sleep >/dev/null || break; sleep 0.1; done")
+	changes := x.run("reset after the volume was freed", reset)
+	// The stopped reset did what came before /var/lib/kubelet, and unmounted what it could.
+	both := out + "slipway: " + strings.Join(changes, "\nslipway: ")
+	for _, want := range []string{"emptied /var/lib/etcd (a mount point of its own, kept)", "unmounted /var/lib/kubelet/pods/a/volumes/nfs",
+		"unmounted /var/lib/kubelet/pods/b/volumes/busy", "removed /var/lib/kubelet"} {
+		if !strings.Contains(both, "slipway: "+want) {
+			t.Errorf("reset did not report %q:\n%s", want, both)
+		}
+	}
+	if left := x.shell("mountpoint -q /var/lib/etcd && ls -A /var/lib/etcd | wc -l"); left != "0" {
+		t.Errorf("/var/lib/etcd is not mounted and empty after reset: %q entries", left)
+	}
+	x.wantNoChanges("reset", reset)
+	x.shell("umount /var/lib/etcd && rmdir /var/lib/etcd")
 }
 
 // initControlPlane runs kubeadm init with the rendered configuration and checks what the
@@ -274,7 +326,7 @@ func binaryInstalls(t *testing.T, x *host) {
 		assets v1beta1.Assets
 		setup  string
 	}{
-		{"url", v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: release}}, ""},
+		{"url", v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: release, Insecure: true}}, ""},
 		{"upload", v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: filepath.Join(t.TempDir(), "bin")}},
 			// What slipway's upload does over SFTP; here the host fetches the same files itself.
 			"set -e; d=" + scripts.UploadDir("v1.34.1") + "; mkdir -p $d; for b in kubeadm kubelet kubectl; do " +

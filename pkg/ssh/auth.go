@@ -9,7 +9,13 @@ import (
 
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
+
+// maxKeyFileBytes bounds private key and certificate files: an RSA key of 16384 bits, the
+// largest OpenSSH makes, is about 13 KiB in PEM.
+const maxKeyFileBytes = 256 << 10
 
 // credentials loads signers for targets and caches them per pool, so an
 // encrypted key asks for its passphrase once, not once per host of a
@@ -79,7 +85,7 @@ func (c *credentials) key(path string, agentSigners []xssh.Signer) (xssh.Signer,
 	defer c.mu.Unlock()
 	k, ok := c.keys[path]
 	if !ok {
-		pem, err := os.ReadFile(path)
+		pem, err := bounded.ReadFile(path, maxKeyFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("reading private key: %w", err)
 		}
@@ -115,7 +121,7 @@ func (c *credentials) key(path string, agentSigners []xssh.Signer) (xssh.Signer,
 }
 
 func (c *credentials) decrypt(path string) (xssh.Signer, error) {
-	pem, err := os.ReadFile(path)
+	pem, err := bounded.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading private key: %w", err)
 	}
@@ -143,7 +149,7 @@ func withCertificate(s xssh.Signer, t Target) (xssh.Signer, error) {
 			return s, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading certificate: %w", err)
 	}

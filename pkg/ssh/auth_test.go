@@ -79,6 +79,12 @@ func TestAuth(t *testing.T) {
 			t.PrivateKeyFile, t.AgentSocket = plain.File, "/nonexistent/agent.sock"
 			return t
 		}, wantErr: "connecting to ssh-agent at /nonexistent/agent.sock"},
+		{name: "key file that never ends", server: keyServer, target: func(t ssh.Target) ssh.Target { t.PrivateKeyFile = "/dev/zero"; return t },
+			wantErr: "reading private key: /dev/zero is larger than 256 KiB"},
+		{name: "certificate file that never ends", server: keyServer, target: func(t ssh.Target) ssh.Target {
+			t.PrivateKeyFile, t.CertificateFile = plain.File, "/dev/zero"
+			return t
+		}, wantErr: "reading certificate: /dev/zero is larger than 256 KiB"},
 		{name: "no passphrase source", server: keyServer, target: func(t ssh.Target) ssh.Target { t.PrivateKeyFile = locked.File; return t },
 			wantErr: "is passphrase-protected: set SLIPWAY_SSH_PASSPHRASE or run on a terminal"},
 	}

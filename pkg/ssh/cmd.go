@@ -1,11 +1,12 @@
 package ssh
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
 
 // RunFunc executes a prepared Cmd on behalf of a Host. It writes the
@@ -37,6 +38,8 @@ type Cmd struct {
 	name   string // script name
 	script string
 	ran    bool
+	// redact hides secrets in what errors show; set by the Host that made the Cmd.
+	redact func(string) string
 }
 
 // NewCommand prepares name with args on host. Hosts call it; callers use
@@ -101,6 +104,9 @@ func (c *Cmd) Run() error {
 		if ee.Stderr == "" {
 			ee.Stderr = tail.String()
 		}
+		if c.redact != nil {
+			ee.Command, ee.Stderr = c.redact(ee.Command), c.redact(ee.Stderr)
+		}
 	}
 	return err
 }
@@ -116,24 +122,44 @@ func (c *Cmd) check() error {
 	return err
 }
 
-// Output runs the command and returns its stdout.
+// MaxOutput bounds what Output and CombinedOutput collect: a host's answer is input from
+// outside, and a broken or hostile one must not grow slipway without end.
+const MaxOutput = 16 << 20
+
+// Output runs the command and returns its stdout, at most MaxOutput bytes of it.
 func (c *Cmd) Output() ([]byte, error) {
 	if c.Stdout != nil {
 		return nil, errors.New("ssh: Stdout already set")
 	}
-	var out bytes.Buffer
-	c.Stdout = &out
-	err := c.Run()
-	return out.Bytes(), err
+	out := c.outputWriter()
+	c.Stdout = out
+	return c.collect(out)
 }
 
-// CombinedOutput runs the command and returns stdout and stderr together.
+// CombinedOutput runs the command and returns stdout and stderr together, at most MaxOutput
+// bytes of them.
 func (c *Cmd) CombinedOutput() ([]byte, error) {
 	if c.Stdout != nil || c.Stderr != nil {
 		return nil, errors.New("ssh: Stdout or Stderr already set")
 	}
-	var out syncBuffer
-	c.Stdout, c.Stderr = &out, &out
+	out := c.outputWriter()
+	c.Stdout, c.Stderr = out, out
+	return c.collect(out)
+}
+
+func (c *Cmd) outputWriter() *bounded.Writer {
+	return &bounded.Writer{What: fmt.Sprintf("the output of %s on %s", c, c.host), Max: MaxOutput}
+}
+
+// collect runs the command into out; once out is full, the command is stopped, as a
+// cancelled one is.
+func (c *Cmd) collect(out *bounded.Writer) ([]byte, error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	c.ctx, out.OnOverflow = ctx, cancel
 	err := c.Run()
+	if tooLarge := out.Err(); tooLarge != nil {
+		return nil, tooLarge
+	}
 	return out.Bytes(), err
 }

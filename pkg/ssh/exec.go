@@ -15,12 +15,16 @@ import (
 
 // Command prepares name with args on this host.
 func (c *Conn) Command(ctx context.Context, name string, args ...string) *Cmd {
-	return NewCommand(ctx, c.Name(), c.run, name, args...)
+	cmd := NewCommand(ctx, c.Name(), c.run, name, args...)
+	cmd.redact = c.pool.opts.Secrets.Redact
+	return cmd
 }
 
 // Script prepares script for `bash -s` on this host.
 func (c *Conn) Script(ctx context.Context, name, script string) *Cmd {
-	return NewScript(ctx, c.Name(), c.run, name, script)
+	cmd := NewScript(ctx, c.Name(), c.run, name, script)
+	cmd.redact = c.pool.opts.Secrets.Redact
+	return cmd
 }
 
 func (c *Conn) run(ctx context.Context, cmd *Cmd, stdout, stderr io.Writer) error {
@@ -30,9 +34,10 @@ func (c *Conn) run(ctx context.Context, cmd *Cmd, stdout, stderr io.Writer) erro
 	}
 	line, stdin := remoteCommand(cmd, sudo)
 	if v := c.pool.opts.Verbose; v != nil {
-		echo := newPrefixWriter(v, &c.pool.verboseMu, c.Name())
+		secrets := c.pool.opts.Secrets
+		echo := newPrefixWriter(v, &c.pool.verboseMu, c.Name(), secrets)
 		fmt.Fprintf(echo, "$ %s%s\n", envNames(cmd.Env), cmd)
-		out, errw := newPrefixWriter(v, &c.pool.verboseMu, c.Name()), newPrefixWriter(v, &c.pool.verboseMu, c.Name())
+		out, errw := newPrefixWriter(v, &c.pool.verboseMu, c.Name(), secrets), newPrefixWriter(v, &c.pool.verboseMu, c.Name(), secrets)
 		defer out.Flush()
 		defer errw.Flush()
 		stdout, stderr = io.MultiWriter(stdout, out), io.MultiWriter(stderr, errw)

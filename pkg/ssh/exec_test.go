@@ -12,6 +12,43 @@ import (
 	"github.com/slipway-dev/slipway/pkg/ssh/internal/sshd"
 )
 
+// TestSecretsHidden: a command that prints a secret (as kubeadm prints the token it was given)
+// shows it neither in the verbose output nor in its error; its stdout, which the caller asked
+// for, is untouched.
+func TestSecretsHidden(t *testing.T) {
+	var verbose bytes.Buffer
+	secrets := &ssh.Secrets{}
+	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose, Secrets: secrets})
+	secrets.Add("abcdef.0123456789abcdef")
+	ctx := ctxFor(t, time.Minute)
+	cmd := e.host("root").Script(ctx, "join", "echo using token abcdef.0123456789abcdef\necho bad token abcdef.0123456789abcdef >&2\nexit 1\n")
+	out, err := cmd.Output()
+	if err == nil || !strings.Contains(err.Error(), "stderr: bad token [redacted]") {
+		t.Fatalf("err = %v, want the stderr tail with the token redacted", err)
+	}
+	if string(out) != "using token abcdef.0123456789abcdef\n" {
+		t.Errorf("stdout = %q", out)
+	}
+	if strings.Contains(verbose.String()+err.Error(), "0123456789abcdef") || !strings.Contains(verbose.String(), "[node-1] using token [redacted]") {
+		t.Errorf("verbose output or error shows the secret:\n%s\n%v", verbose.String(), err)
+	}
+}
+
+// TestOutputBounded: what Output collects of a host's answer is bounded, so a host that
+// answers without end is an error, not a slipway that grows until it is killed.
+func TestOutputBounded(t *testing.T) {
+	e := newEnv(t, sshd.Config{}, ssh.Options{})
+	ctx := ctxFor(t, time.Minute)
+	out, err := e.host("root").Command(ctx, "cat", "/dev/zero").Output()
+	if err == nil || !strings.Contains(err.Error(), "the output of cat /dev/zero on node-1 is larger than 16 MiB") || out != nil {
+		t.Fatalf("Output of cat /dev/zero = %d bytes, %v", len(out), err)
+	}
+	out, err = e.host("root").Command(ctx, "sh", "-c", "head -c 1000 /dev/zero; head -c 1000 /dev/zero >&2").CombinedOutput()
+	if err != nil || len(out) != 2000 {
+		t.Fatalf("CombinedOutput = %d bytes, %v", len(out), err)
+	}
+}
+
 func TestExec(t *testing.T) {
 	var verbose bytes.Buffer
 	e := newEnv(t, sshd.Config{}, ssh.Options{Verbose: &verbose})

@@ -11,6 +11,8 @@ import (
 
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
 
 // HostKeyError refuses a host key: the host is unknown (Want is empty), or
@@ -120,9 +122,24 @@ func (h *hostKeys) check(t Target, key xssh.PublicKey) error {
 	return h.remember(t, key)
 }
 
+// maxKnownHostsBytes bounds each known_hosts file, which is read on every handshake: a
+// generous limit (about 100 000 hosts) that still stops an endless or runaway file.
+const maxKnownHostsBytes = 64 << 20
+
 func (h *hostKeys) lookup(files []string, t Target, key xssh.PublicKey) error {
 	if len(files) == 0 {
 		return &knownhosts.KeyError{}
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		switch {
+		case err != nil:
+			return fmt.Errorf("reading known_hosts: %w", err)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("reading known_hosts: %s is not a regular file", f)
+		case fi.Size() > maxKnownHostsBytes:
+			return fmt.Errorf("reading known_hosts: %w", &bounded.TooLargeError{What: f, Max: maxKnownHostsBytes})
+		}
 	}
 	cb, err := knownhosts.New(files...)
 	if err != nil {

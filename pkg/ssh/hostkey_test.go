@@ -81,6 +81,31 @@ func TestHostKeys(t *testing.T) {
 	}
 }
 
+// TestKnownHostsBounded: a known_hosts file is read on every handshake, so one that is not a
+// regular file or is beyond any real size is refused with its name instead of read.
+func TestKnownHostsBounded(t *testing.T) {
+	sshd.Require(t)
+	key := sshd.NewKey(t, sshd.TempDir(t), "id", "")
+	s := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	huge := filepath.Join(t.TempDir(), "known_hosts")
+	// Sparse: 65 MiB long, without taking the disk.
+	if err := os.WriteFile(huge, nil, 0o600); err != nil || os.Truncate(huge, 65<<20) != nil {
+		t.Fatal("cannot create the sparse file")
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"/dev/zero", "reading known_hosts: /dev/zero is not a regular file"},
+		{huge, "reading known_hosts: " + huge + " is larger than 64 MiB"},
+	} {
+		p := newPool(t, ssh.Options{KnownHostsFiles: []string{tt.file}})
+		target := s.Target("node-1", "root", key)
+		target.HostPublicKey = "" // nothing pinned: the files decide
+		err := p.Conn(target).Connect(ctxFor(t, time.Minute))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("known_hosts %s: err = %v, want one containing %q", tt.file, err, tt.want)
+		}
+	}
+}
+
 func TestTrustOnFirstUse(t *testing.T) {
 	sshd.Require(t)
 	dir := sshd.TempDir(t)

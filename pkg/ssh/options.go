@@ -57,6 +57,9 @@ type Options struct {
 	Verbose io.Writer
 	// Sudo says how commands get root.
 	Sudo SudoPolicy
+	// Secrets are hidden wherever a command's line or output is shown: in Verbose and in
+	// errors. Nil hides nothing.
+	Secrets *Secrets
 }
 
 func (o Options) withDefaults() Options {

@@ -10,12 +10,14 @@ import (
 func TestPrefixWriter(t *testing.T) {
 	var out bytes.Buffer
 	var mu sync.Mutex
-	w := newPrefixWriter(&out, &mu, "cp-1")
-	for _, chunk := range []string{"hel", "lo\nwor", "ld\n\nno newline"} {
+	secrets := &Secrets{}
+	secrets.Add("s3cret-token")
+	w := newPrefixWriter(&out, &mu, "cp-1", secrets)
+	for _, chunk := range []string{"hel", "lo\nwor", "ld\n\nno newline", " but s3cr", "et-token"} {
 		w.Write([]byte(chunk))
 	}
 	w.Flush()
-	want := "[cp-1] hello\n[cp-1] world\n[cp-1] \n[cp-1] no newline\n"
+	want := "[cp-1] hello\n[cp-1] world\n[cp-1] \n[cp-1] no newline but [redacted]\n"
 	if out.String() != want {
 		t.Fatalf("got %q, want %q", out.String(), want)
 	}
@@ -27,6 +29,31 @@ func TestTailBuffer(t *testing.T) {
 	tb.Write([]byte("abc"))
 	if tb.String() != "3456789abc" {
 		t.Fatalf("got %q", tb.String())
+	}
+	// Once output was dropped, the first line is a fragment and goes.
+	tb.Write([]byte("\nlast\n"))
+	if tb.String() != "last\n" {
+		t.Fatalf("got %q", tb.String())
+	}
+}
+
+func TestSecretsRedact(t *testing.T) {
+	var none *Secrets
+	none.Add("ignored")
+	if none.Redact("ignored") != "ignored" {
+		t.Error("the nil Secrets hid something")
+	}
+	s := &Secrets{}
+	s.Add("abcdef.0123456789abcdef", "0123456789", "xy", "")
+	tests := map[string]string{
+		"token abcdef.0123456789abcdef used":   "token [redacted] used",
+		"key 0123456789 and 0123456789":        "key [redacted] and [redacted]",
+		"short values are not secrets: xy xyz": "short values are not secrets: xy xyz",
+	}
+	for in, want := range tests {
+		if got := s.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

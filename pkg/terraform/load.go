@@ -12,11 +12,20 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 	"github.com/slipway-dev/slipway/pkg/strict"
 )
 
 // ErrTerraformMissing is returned when a directory is given but no terraform binary is found.
 var ErrTerraformMissing = errors.New("terraform is not installed or not in PATH")
+
+// MaxOutputBytes bounds what slipway reads as Terraform output (a file, stdin or what `terraform
+// output -json` prints): the user's other outputs are in it too, and may be large.
+const MaxOutputBytes = 8 << 20
+
+// MaxContractBytes bounds slipway's own outputs (slipway_*) within it, which are parsed; like a
+// manifest, they are a few KiB in practice.
+const MaxContractBytes = 1 << 20
 
 // Load reads Terraform output from source: "-" reads stdin, a directory runs
 // `terraform output -json` in it, and anything else is read as a JSON file.
@@ -25,7 +34,10 @@ func Load(ctx context.Context, source string, stdin io.Reader) (*Output, error) 
 	var err error
 	switch fi, statErr := os.Stat(source); {
 	case source == "-":
-		data, err = io.ReadAll(io.LimitReader(stdin, strict.MaxDocumentBytes+1))
+		if stdin == nil {
+			return nil, errors.New("reading Terraform output from stdin: no standard input")
+		}
+		data, err = bounded.ReadAll(stdin, MaxOutputBytes, "the Terraform output on stdin")
 		if err != nil {
 			return nil, fmt.Errorf("reading Terraform output from stdin: %w", err)
 		}
@@ -37,7 +49,7 @@ func Load(ctx context.Context, source string, stdin io.Reader) (*Output, error) 
 			return nil, err
 		}
 	default:
-		data, err = os.ReadFile(source)
+		data, err = bounded.ReadFile(source, MaxOutputBytes)
 		if err != nil {
 			return nil, fmt.Errorf("reading Terraform output: %w", err)
 		}
@@ -49,7 +61,11 @@ func Load(ctx context.Context, source string, stdin io.Reader) (*Output, error) 
 	return out, nil
 }
 
-// outputFromDir runs `terraform output -json` in dir.
+// ErrTerraformFailed is returned when `terraform output -json` fails in a directory: a problem
+// of the environment (state, backend, credentials), not of the output.
+var ErrTerraformFailed = errors.New("terraform output -json failed")
+
+// outputFromDir runs `terraform output -json` in dir, reading at most MaxOutputBytes of it.
 func outputFromDir(ctx context.Context, dir string) ([]byte, error) {
 	bin, err := exec.LookPath("terraform")
 	if err != nil {
@@ -59,9 +75,20 @@ func outputFromDir(ctx context.Context, dir string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preparing terraform in %s: %w", dir, err)
 	}
+	// terraform-exec buffers the output itself; these writers see every chunk too and stop the
+	// command (through ctx) once it prints more than slipway reads.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stdout := &bounded.Writer{What: "the output of `terraform output -json` in " + dir, Max: MaxOutputBytes, OnOverflow: cancel}
+	stderr := &bounded.Writer{What: "the error output of `terraform output -json` in " + dir, Max: 64 << 10, OnOverflow: cancel}
+	tf.SetStdout(stdout)
+	tf.SetStderr(stderr)
 	outputs, err := tf.Output(ctx)
+	if tooLarge := errors.Join(stdout.Err(), stderr.Err()); tooLarge != nil {
+		return nil, tooLarge
+	}
 	if err != nil {
-		return nil, fmt.Errorf("running terraform output -json in %s: %w", dir, err)
+		return nil, fmt.Errorf("%w in %s: %w", ErrTerraformFailed, dir, err)
 	}
 	var b strings.Builder
 	b.WriteString("{")
@@ -87,6 +114,10 @@ func orNull(b []byte) string {
 // Parse checks `terraform output -json` text against the contract. Outputs not named slipway_*
 // are ignored; an unknown slipway_* output or an unknown field inside one is an error naming it.
 func Parse(data []byte) (*Output, error) {
+	data, err := keepContract(data)
+	if err != nil {
+		return nil, err
+	}
 	node, err := strict.Parse(data)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
 
 func TestParse(t *testing.T) {
@@ -76,9 +79,10 @@ func TestLoadDirectoryWithoutTerraform(t *testing.T) {
 	}
 }
 
-// TestLoadDirectoryWithRealTerraform runs the real terraform binary: init and apply on a
-// configuration that needs no providers, then reads its outputs through Load(dir).
-func TestLoadDirectoryWithRealTerraform(t *testing.T) {
+// applied writes main.tf into a new directory and runs the real terraform binary's init and
+// apply there, for a configuration that needs no providers.
+func applied(t *testing.T, ctx context.Context, mainTF []byte) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the terraform binary; skipped under -short")
 	}
@@ -90,15 +94,9 @@ func TestLoadDirectoryWithRealTerraform(t *testing.T) {
 		t.Skipf("terraform is not installed (%v); .ci/run installs it", err)
 	}
 	dir := t.TempDir()
-	src, err := os.ReadFile("testdata/fixture/main.tf")
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), mainTF, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	for _, args := range [][]string{{"init", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = dir
@@ -107,6 +105,19 @@ func TestLoadDirectoryWithRealTerraform(t *testing.T) {
 			t.Fatalf("terraform %s: %v\n%s", args[0], err, out)
 		}
 	}
+	return dir
+}
+
+// TestLoadDirectoryWithRealTerraform runs the real terraform binary: init and apply on a
+// configuration that needs no providers, then reads its outputs through Load(dir).
+func TestLoadDirectoryWithRealTerraform(t *testing.T) {
+	src, err := os.ReadFile("testdata/fixture/main.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := applied(t, ctx, src)
 	o, err := Load(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -117,5 +128,34 @@ func TestLoadDirectoryWithRealTerraform(t *testing.T) {
 	}
 	if o.API.Endpoint != "10.10.0.10:6443" || o.StaticWorkers["edge"].Hostnames[0] != "tf-fixture-edge-1" {
 		t.Fatalf("api %+v, static workers %+v", o.API, o.StaticWorkers)
+	}
+}
+
+// TestLoadDirectoryBounded: what the real terraform prints is read with a limit, and a
+// terraform that fails is an error of the environment, not of the output.
+func TestLoadDirectoryBounded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// A 9 MB output value, more than MaxOutputBytes.
+	dir := applied(t, ctx, []byte(`output "big" { value = format("%09000000d", 0) }`+"\n"))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load(ctx, dir, nil)
+	runtime.ReadMemStats(&after)
+	if !bounded.IsTooLarge(err) || !strings.Contains(err.Error(), "larger than 8 MiB") {
+		t.Fatalf("Load of a 9 MB output = %v, want a too-large error", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("Load allocated %d MiB reading a 9 MB output, want at most 64", alloc>>20)
+	}
+
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "terraform.tfstate"), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(ctx, broken, nil)
+	if !errors.Is(err, ErrTerraformFailed) || !strings.Contains(err.Error(), "Unsupported state file format") {
+		t.Fatalf("Load with a broken state = %v, want ErrTerraformFailed with terraform's message", err)
 	}
 }

@@ -131,8 +131,9 @@ containerRuntime:
     registries:
       registry.k8s.io: {mirrors: ["{{.Registry}}"]}
       ghcr.io: {mirrors: ["{{.Registry}}"]}
+# The sandbox serves packages over plain http, on its own network.
 assets:
-  packages: {baseURL: "{{.Files}}"}
+  packages: {baseURL: "{{.Files}}", insecure: true}
 {{.Extra}}`))
 
 // writeManifest writes a manifest for the given hosts and returns its path.

@@ -4,6 +4,7 @@ want={{q .PlainVersion}}
 repo={{q .Repo}}
 keyring={{q .DebKeyring}}
 export DEBIAN_FRONTEND=noninteractive
+{{- template "dpkg-recover"}}
 
 # Installed package versions look like 1.34.1-1.1: the upstream revision is not ours to guess.
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" {print $4}' || true; }
@@ -24,7 +25,7 @@ if [ "$need" = 1 ]; then
       changed "installed ${tools[*]}"
     fi
     key=$(mktemp)
-    quiet curl -fsSL --retry 3 -o "$key" "${repo}Release.key" || fail "could not download the signing key ${repo}Release.key"
+    quiet curl -fsSL --proto {{q .CurlProto}} --retry 3 -o "$key" "${repo}Release.key" || fail "could not download the signing key ${repo}Release.key"
     mkdir -p -m 0755 "$(dirname "$keyring")"
     if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' "$key"; then
       gpg --dearmor <"$key" | put_file "$keyring" 0644
@@ -82,8 +83,8 @@ for b in kubeadm kubelet kubectl; do
   [ "$(binary_version "$b")" != "v$want" ] || continue
   tmp=$(mktemp "$bin_dir/.$b.slipway.XXXXXX")
 {{- if eq .Source "url"}}
-  quiet curl -fsSL --retry 3 -o "$tmp" "$release/$b" || fail "could not download $release/$b"
-  sum=$(curl -fsSL --retry 3 "$release/$b.sha256" | awk '{print $1}') || fail "could not download $release/$b.sha256"
+  quiet curl -fsSL --proto {{q .CurlProto}} --retry 3 -o "$tmp" "$release/$b" || fail "could not download $release/$b"
+  sum=$(curl -fsSL --proto {{q .CurlProto}} --retry 3 "$release/$b.sha256" | awk '{print $1}') || fail "could not download $release/$b.sha256"
   [ -n "$sum" ] || fail "$release/$b.sha256 is empty"
 {{- else}}
   [ -f "$upload/$b" ] || fail "$upload/$b is missing: upload the binaries before installing"

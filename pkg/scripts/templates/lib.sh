@@ -40,9 +40,10 @@ put_file() {
 }
 
 # remove_path PATH [FLAG]: removes PATH if it exists, then sets the variable named FLAG to 1.
+# It does not cross into other file systems mounted below PATH.
 remove_path() {
   if [ -e "$1" ] || [ -L "$1" ]; then
-    rm -rf -- "$1"
+    rm -rf --one-file-system -- "$1"
     changed "removed $1"
     if [ -n "${2:-}" ]; then printf -v "$2" 1; fi
   fi

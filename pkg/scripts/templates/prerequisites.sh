@@ -11,6 +11,10 @@ cni_source() {
   done
 }
 
+{{- if eq .Family "debian"}}
+{{- template "dpkg-recover"}}
+{{- end}}
+
 # Packages: only what is missing, so that a converged host never talks to a mirror.
 missing=()
 {{- range .Tools}}
@@ -43,6 +47,12 @@ if command -v getenforce >/dev/null && [ "$(getenforce)" = Enforcing ]; then
   changed "set SELinux to permissive"
 fi
 {{- end}}
+
+# kubeadm configurations hold bootstrap tokens and certificate keys, and live only while
+# kubeadm runs: these were left by a run that was killed, or by an older slipway.
+for f in {{q .KubeadmConfigDir}}/*.yaml; do
+  remove_path "$f"
+done
 
 # Swap: the kubelet refuses to run with swap on.
 if [ "$(awk 'NR > 1' /proc/swaps | wc -l)" -gt 0 ]; then
@@ -121,10 +131,13 @@ for f in /etc/containerd/certs.d/*/hosts.toml; do
 done
 proxy_dropin=/etc/systemd/system/containerd.service.d/http-proxy.conf
 {{- if .ProxyDropIn}}
+# The proxy's values (credentials perhaps) in a root-only file, which the drop-in names.
+{{file .ProxyEnvFile "0600" .ProxyEnv "reload_units"}}
 {{file "/etc/systemd/system/containerd.service.d/http-proxy.conf" "0644" .ProxyDropIn "reload_units"}}
 {{- else}}
 if [ -f "$proxy_dropin" ] && head -n 1 "$proxy_dropin" | grep -q '^# Written by slipway'; then
   remove_path "$proxy_dropin" reload_units
+  remove_path {{q .ProxyEnvFile}}
 fi
 {{- end}}
 {{- if eq .Family "flatcar"}}

@@ -15,17 +15,48 @@ if active kubelet; then
   changed "stopped the kubelet"
 fi
 
-# Volumes that pods left mounted below /var/lib/kubelet, deepest first.
-awk '$2 ~ "^/var/lib/kubelet/" {print $2}' /proc/mounts | sort -r | while read -r m; do
-  umount "$m" && changed "unmounted $m"
-done
+# mounts_below DIR: the mount points strictly below DIR, deepest first (/proc/mounts escapes
+# spaces and such as \040, which printf %b turns back).
+mounts_below() {
+  awk -v d="$1/" 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | while IFS= read -r m; do printf '%b\n' "$m"; done
+}
+# reset_dir PATH: removes PATH, never through a mount point. What is mounted below it (volumes
+# that pods left behind, an NFS share among them) is unmounted first, deepest first; anything
+# that stays mounted stops the reset with its mount point named, as removing PATH would delete
+# the data on it. A PATH that is a mount point itself (a disk of its own for etcd, say) is
+# emptied and kept. rm --one-file-system is the second guard.
+reset_dir() {
+  local path=$1 m left
+  [ -e "$path" ] || [ -L "$path" ] || return 0
+  while IFS= read -r m; do
+    if umount "$m" 2>/dev/null; then changed "unmounted $m"; fi
+  done < <(mounts_below "$path")
+  left=$(mounts_below "$path")
+  if [ -n "$left" ]; then
+    fail "not removing $path: still mounted below it, and unmounting failed: $(printf '%s ' $left)- unmount them (stop what uses them), then run reset again"
+  fi
+  if [ -d "$path" ] && [ ! -L "$path" ] && mountpoint -q "$path"; then
+    if [ -n "$(ls -A "$path")" ]; then
+      find "$path" -mindepth 1 -maxdepth 1 -exec rm -rf --one-file-system -- {} +
+      changed "emptied $path (a mount point of its own, kept)"
+    fi
+    return 0
+  fi
+  rm -rf --one-file-system -- "$path"
+  changed "removed $path"
+}
 for d in {{qs .Dirs}}; do
-  remove_path "$d"
+  reset_dir "$d"
+done
+# slipway's own state, except the apply lock that the reset holds.
+for p in {{q .StateDir}}/* {{q .StateDir}}/.[!.]*; do
+  case "${p##*/}" in {{range $i, $k := .Keep}}{{if $i}} | {{end}}{{q $k}}{{end}}) continue ;; esac
+  reset_dir "$p"
 done
 # The CNI configuration goes, its directory stays: containerd watches that directory, and would
 # not notice the next cluster's CNI configuration in one created anew.
 if [ -n "$(ls -A /etc/cni/net.d 2>/dev/null)" ]; then
-  find /etc/cni/net.d -mindepth 1 -delete
+  find /etc/cni/net.d -xdev -mindepth 1 -delete
   changed "removed the CNI configuration in /etc/cni/net.d"
 fi
 
@@ -61,6 +92,7 @@ if systemctl is-enabled --quiet kubelet 2>/dev/null; then
   changed "disabled kubelet"
 fi
 {{- if and .Packages (eq .Family "debian")}}
+{{- template "dpkg-recover"}}
 installed=()
 for p in kubeadm kubelet kubectl cri-tools kubernetes-cni; do
   # "install ok installed", or "hold ok installed" for the held ones.

@@ -47,13 +47,17 @@ containerRuntime:
         mirrors: ["{{.Assets.Registry}}"]
         tlsConfig:
           insecureSkipVerify: true
+# The sandbox serves them over plain http from a container on its own network: insecure says
+# that this is on purpose (slipway refuses http downloads otherwise).
 assets:
   # apt repositories laid out like pkgs.k8s.io: {{.Assets.Files}}/core:/stable:/<minor>/deb/
   packages:
     baseURL: "{{.Assets.Files}}"
+    insecure: true
   # or binaries laid out like dl.k8s.io/release:
   # url:
   #   baseURL: "{{.Assets.Files}}/release"
+  #   insecure: true
 `))
 
 func (sb *Sandbox) manifest() ([]byte, error) {

@@ -12,7 +12,10 @@ type CloudProvider struct {
 	None *NoneCloud `json:"none,omitempty"`
 	// External runs the out-of-tree cloud controller manager for the provider.
 	External bool `json:"external,omitempty"`
-	// CloudConfig is the provider's cloud.conf, passed to the cloud controller manager.
+	// CloudConfig is reserved for the provider's cloud.conf and must be empty: slipway does not
+	// pass a cloud configuration to anything yet, and a value here is refused rather than
+	// ignored. The OpenStack cloud controller manager will get its cloud.conf from the same
+	// OS_* credentials as the machine-controller, never from the manifest.
 	CloudConfig string `json:"cloudConfig,omitempty"`
 }
 

@@ -70,14 +70,24 @@ type Assets struct {
 // PackageAssets configures package repositories.
 type PackageAssets struct {
 	// BaseURL of the repositories, laid out like https://pkgs.k8s.io: slipway uses
-	// <baseURL>/core:/stable:/v<minor>/deb/ (and /rpm/). Default: https://pkgs.k8s.io.
+	// <baseURL>/core:/stable:/v<minor>/deb/ (and /rpm/). Default: https://pkgs.k8s.io. It must
+	// be https unless insecure is set.
 	BaseURL string `json:"baseURL,omitempty"`
+	// Insecure allows an http:// baseURL. The repository's signing key comes from the same
+	// server, so anyone on the path can then replace the packages: use it only on a network
+	// you trust (a lab, an air-gapped mirror). Default: false.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // URLAssets configures binary downloads.
 type URLAssets struct {
-	// BaseURL of the downloads, e.g. https://dl.k8s.io/release.
+	// BaseURL of the downloads, e.g. https://dl.k8s.io/release. It must be https unless
+	// insecure is set.
 	BaseURL string `json:"baseURL"`
+	// Insecure allows an http:// baseURL. The checksums come from the same server as the
+	// binaries, so anyone on the path can then replace both: use it only on a network you trust
+	// (a lab, an air-gapped mirror). Default: false.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // UploadAssets configures binaries uploaded from the operator's machine.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -109,13 +110,17 @@ func validateHost(h *Host, p *field.Path) field.ErrorList {
 
 // validateSSHAuth requires a way to log in: a key file, or an agent socket that resolves.
 func validateSSHAuth(h *Host, p *field.Path) field.ErrorList {
+	sock, err := ResolveAgentSocket(h.SSHAgentSocket)
+	if err != nil {
+		// The value is the name of a variable, never its value (which may be anything).
+		return field.ErrorList{field.Invalid(p.Child("sshAgentSocket"), h.SSHAgentSocket, err.Error())}
+	}
 	if h.SSHPrivateKeyFile != "" {
 		if strings.ContainsAny(h.SSHPrivateKeyFile, "\x00\n") {
 			return field.ErrorList{field.Invalid(p.Child("sshPrivateKeyFile"), h.SSHPrivateKeyFile, "must be a file path")}
 		}
 		return nil
 	}
-	sock := ResolveAgentSocket(h.SSHAgentSocket)
 	if sock == "" {
 		return field.ErrorList{field.Required(p.Child("sshPrivateKeyFile"),
 			fmt.Sprintf("no SSH authentication: set sshPrivateKeyFile, or sshAgentSocket (%q resolves to nothing)", h.SSHAgentSocket))}
@@ -124,12 +129,23 @@ func validateSSHAuth(h *Host, p *field.Path) field.ErrorList {
 }
 
 // ResolveAgentSocket turns an sshAgentSocket value (a path or env:NAME) into a path; "" means
-// none.
-func ResolveAgentSocket(s string) string {
-	if name, ok := strings.CutPrefix(s, "env:"); ok {
-		return os.Getenv(name)
+// none. env:NAME may name any variable, so unless the variable holds the path of an existing
+// Unix socket its value is refused without being shown: an error message must not print a
+// secret that a typo pointed at. SSH_AUTH_SOCK, the default, is the agent's own variable and
+// resolves as it is.
+func ResolveAgentSocket(s string) (string, error) {
+	name, ok := strings.CutPrefix(s, "env:")
+	if !ok {
+		return s, nil
 	}
-	return s
+	v := os.Getenv(name)
+	if v == "" || s == DefaultSSHAgentSocket {
+		return v, nil
+	}
+	if fi, err := os.Stat(v); !filepath.IsAbs(v) || err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return "", fmt.Errorf("the variable %s does not hold the path of an existing Unix socket (its value is not shown)", name)
+	}
+	return v, nil
 }
 
 func validateUniqueHosts(c *Cluster) field.ErrorList {

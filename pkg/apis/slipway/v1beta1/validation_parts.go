@@ -28,6 +28,11 @@ func validateCloud(c *Cluster) field.ErrorList {
 	if c.CloudProvider.None != nil && c.CloudProvider.External {
 		return field.ErrorList{field.Forbidden(p.Child("external"), "an external cloud controller manager needs a cloud provider other than none")}
 	}
+	if c.CloudProvider.CloudConfig != "" {
+		// Forbidden does not repeat the value, which holds credentials.
+		return field.ErrorList{field.Forbidden(p.Child("cloudConfig"), "not implemented yet: slipway passes no cloud configuration to anything, "+
+			"and the cloud controller manager will build its cloud.conf from the OS_* credentials in the environment; remove this field")}
+	}
 	return nil
 }
 
@@ -42,7 +47,12 @@ func validateRuntime(c *Cluster) field.ErrorList {
 			}
 		}
 		for i, m := range r.Mirrors {
-			errs = append(errs, validateURL(m, rp.Child("mirrors").Index(i), "http", "https")...)
+			mp := rp.Child("mirrors").Index(i)
+			errs = append(errs, validateURL(m, mp, "http", "https")...)
+			if u, err := url.Parse(m); err == nil && u.User != nil {
+				// Mirrors go into hosts.toml, which every user on the host can read.
+				errs = append(errs, field.Invalid(mp, RedactURL(m), "must not hold credentials: set them in auth, which is written where only root reads it"))
+			}
 		}
 		if r.TLSConfig != nil && strings.ContainsAny(r.TLSConfig.CAFile, "\x00\n") {
 			errs = append(errs, field.Invalid(rp.Child("tlsConfig", "caFile"), r.TLSConfig.CAFile, "must be a file path"))
@@ -75,15 +85,32 @@ func validateAssets(c *Cluster) field.ErrorList {
 	}
 	switch {
 	case a.Packages != nil:
-		return validateURL(a.Packages.BaseURL, p.Child("packages", "baseURL"), "http", "https")
+		return validateDownloadURL(a.Packages.BaseURL, a.Packages.Insecure, p.Child("packages"))
 	case a.URL != nil:
-		return validateURL(a.URL.BaseURL, p.Child("url", "baseURL"), "http", "https")
+		return validateDownloadURL(a.URL.BaseURL, a.URL.Insecure, p.Child("url"))
 	default:
 		if a.Upload.Directory == "" || strings.ContainsAny(a.Upload.Directory, "\x00\n") {
 			return field.ErrorList{field.Required(p.Child("upload", "directory"), "a directory holding kubeadm, kubelet and kubectl")}
 		}
 	}
 	return nil
+}
+
+// validateDownloadURL checks the baseURL of an asset source: https, or http with insecure set
+// on purpose, since whoever is on the path of a plain download can replace the binaries and
+// the checksums or signing key that come with them.
+func validateDownloadURL(s string, insecure bool, p *field.Path) field.ErrorList {
+	if !insecure {
+		if errs := validateURL(s, p.Child("baseURL"), "https", "http"); len(errs) > 0 {
+			return errs
+		}
+		if strings.HasPrefix(s, "http://") {
+			return field.ErrorList{field.Invalid(p.Child("baseURL"), RedactURL(s), fmt.Sprintf(
+				"plain http lets anyone on the path replace the binaries and their checksums or signing key: use https, or set %s: true to accept that on a network you trust", p.Child("insecure")))}
+		}
+		return nil
+	}
+	return validateURL(s, p.Child("baseURL"), "https", "http")
 }
 
 func validateProxy(px *Proxy, p *field.Path) field.ErrorList {
@@ -289,6 +316,17 @@ func validateDNSLabel(s string, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// userinfoRE finds the password of a URL that does not parse.
+var userinfoRE = regexp.MustCompile(`(//[^/@:]*:)[^/@]*@`)
+
+// RedactURL hides the password of a URL (a proxy's, typically) for messages and output.
+func RedactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return userinfoRE.ReplaceAllString(s, "${1}xxxxx@")
+}
+
 func validateDNSSubdomain(s string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(s) {
@@ -314,7 +352,7 @@ func validatePublicKey(k string, p *field.Path) field.ErrorList {
 func validateURL(s string, p *field.Path, schemes ...string) field.ErrorList {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || strings.ContainsAny(s, " \t\n\"'`$\\;|&<>(){}") {
-		return field.ErrorList{field.Invalid(p, s, "must be a URL such as https://example.com")}
+		return field.ErrorList{field.Invalid(p, RedactURL(s), "must be a URL such as https://example.com")}
 	}
 	for _, sc := range schemes {
 		if u.Scheme == sc {

@@ -307,7 +307,9 @@ func (e *Env) WithoutAdmission(t testing.TB, fn func()) {
 				t.Fatalf("reinstalling webhook configuration %s: %v", o.GetName(), err)
 			}
 		}
+		e.waitAdmission(t, true)
 	}()
+	e.waitAdmission(t, false)
 	fn()
 }
 

@@ -26,8 +26,10 @@ type NoneCloud struct{}
 type MachineController struct {
 	// Deploy the machine-controller. Default: true with a cloud provider other than none.
 	Deploy *bool `json:"deploy,omitempty"`
-	// Image of the machine-controller. Default: ghcr.io/slipway-dev/machine-controller at the
-	// version of slipway.
+	// Image of the machine-controller. Default: ghcr.io/slipway-dev/machine-controller tagged
+	// with slipway's version (the image `make image` builds from the same commit), under
+	// registryConfiguration.overwriteRegistry when that is set. An image set here is used as
+	// written.
 	Image string `json:"image,omitempty"`
 }
 

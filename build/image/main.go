@@ -50,10 +50,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *version == "" || *revision == "" {
-		v, r, err := images.GitVersion(ctx, root)
-		if err != nil {
-			return err
-		}
+		v, r := images.GitVersion(ctx, root)
 		*version, *revision = or(*version, v), or(*revision, r)
 	}
 	created, err := images.CreatedFrom(os.Getenv("SOURCE_DATE_EPOCH"))

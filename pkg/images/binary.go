@@ -42,20 +42,20 @@ func BuildCCM(ctx context.Context, root string, log io.Writer) (string, error) {
 	return filepath.Join(dir, "openstack-cloud-controller-manager"), nil
 }
 
-// GitVersion returns the version `make` links into slipway for the checkout at root (git
-// describe --tags --always --dirty, as the Makefile's VERSION) and the commit it is at.
-func GitVersion(ctx context.Context, root string) (version, revision string, err error) {
+// GitVersion returns the version `make` links into slipway for the checkout at root and the
+// commit it is at: git describe --tags --always --dirty, or "dev" outside a git checkout, as the
+// Makefile's VERSION.
+func GitVersion(ctx context.Context, root string) (version, revision string) {
 	describe := exec.CommandContext(ctx, "git", "describe", "--tags", "--always", "--dirty")
 	describe.Dir = root
-	if version, err = run(describe, io.Discard); err != nil {
-		return "", "", fmt.Errorf("finding slipway's version: %w", err)
+	version, err := run(describe, io.Discard)
+	if err != nil || version == "" {
+		return "dev", ""
 	}
 	head := exec.CommandContext(ctx, "git", "rev-parse", "HEAD")
 	head.Dir = root
-	if revision, err = run(head, io.Discard); err != nil {
-		return "", "", fmt.Errorf("finding slipway's revision: %w", err)
-	}
-	return version, revision, nil
+	revision, _ = run(head, io.Discard)
+	return version, revision
 }
 
 // run runs cmd and returns its trimmed stdout; its stderr goes to log and, in part, into the error.

@@ -3,11 +3,13 @@ package images
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/pem"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -293,5 +295,21 @@ func TestCreatedFrom(t *testing.T) {
 		if (err != nil) != tt.err || (err == nil && got.Unix() != tt.want) {
 			t.Errorf("CreatedFrom(%q) = %v, %v", tt.in, got, err)
 		}
+	}
+}
+
+func TestGitVersion(t *testing.T) {
+	if v, r := GitVersion(context.Background(), t.TempDir()); v != "dev" || r != "" {
+		t.Errorf("outside a checkout: %q, %q; want dev and no revision", v, r)
+	}
+	if MachineController("", "dev", "").Refs[0] != "ghcr.io/slipway-dev/machine-controller:latest" {
+		t.Error("a build without a version is not tagged latest")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	v, r := GitVersion(context.Background(), filepath.Join("..", ".."))
+	if v == "dev" || len(r) != 40 {
+		t.Errorf("in this checkout: %q, %q; want git describe and a commit", v, r)
 	}
 }

@@ -38,17 +38,20 @@ func MachineController(binary, version, revision string) Spec {
 	if tag == "" || tag == "dev" {
 		tag = "latest"
 	}
+	labels := map[string]string{
+		"org.opencontainers.image.title":   "machine-controller",
+		"org.opencontainers.image.version": version,
+		"org.opencontainers.image.source":  Source,
+	}
+	if revision != "" {
+		labels["org.opencontainers.image.revision"] = revision
+	}
 	return Spec{
 		Refs:       []string{v1beta1.DefaultMachineControllerImage(tag)},
 		Binary:     binary,
 		Path:       "machine-controller",
 		Entrypoint: []string{"/machine-controller"},
-		Labels: map[string]string{
-			"org.opencontainers.image.title":    "machine-controller",
-			"org.opencontainers.image.version":  version,
-			"org.opencontainers.image.source":   Source,
-			"org.opencontainers.image.revision": revision,
-		},
+		Labels:     labels,
 	}
 }
 

@@ -67,10 +67,15 @@ func TestImportImagesOnSandboxHost(t *testing.T) {
 			t.Errorf("%s is not in containerd's k8s.io namespace, pinned: %q", ref, got)
 		}
 	}
-	if got := x.shell("ctr -n k8s.io run --rm " + refs[0] + " mc-version /machine-controller --version"); got != "machine-controller "+version {
+	// The shim writes the output to a file: ctr run's own copy of a process that exits at once
+	// can lose it (seen with containerd 1.6).
+	run := func(ref, id string, args ...string) string {
+		return x.shell("ctr -n k8s.io run --rm --log-uri file:///tmp/" + id + ".log " + ref + " " + id + " " + strings.Join(args, " ") + " && cat /tmp/" + id + ".log")
+	}
+	if got := run(refs[0], "mc-version", "/machine-controller", "--version"); got != "machine-controller "+version {
 		t.Errorf("the machine-controller from containerd says %q", got)
 	}
-	if got := x.shell("ctr -n k8s.io run --rm " + refs[1] + " ccm-version /bin/openstack-cloud-controller-manager --version"); got != "Kubernetes "+images.CCMVersion() {
+	if got := run(refs[1], "ccm-version", "/bin/openstack-cloud-controller-manager", "--version"); got != "Kubernetes "+images.CCMVersion() {
 		t.Errorf("the cloud-controller-manager from containerd says %q", got)
 	}
 

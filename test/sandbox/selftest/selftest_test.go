@@ -88,11 +88,8 @@ ctr -n k8s.io images rm registry.k8s.io/kube-apiserver:"$2" >/dev/null`
 	t.Run("slipway's images through the ghcr.io and registry.k8s.io mirrors", func(t *testing.T) {
 		// What slipway of this checkout deploys by default (make build, and go build's "latest"),
 		// and the cloud-controller-manager, pulled as the kubelet would and run from containerd.
-		version, _, err := images.GitVersion(ctx, filepath.Join("..", "..", ".."))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc := v1beta1.DefaultMachineControllerImage(version)
+		version, _ := images.GitVersion(ctx, filepath.Join("..", "..", ".."))
+		mc := images.MachineController("", version, "").Refs[0]
 		h := sb.HostsWith(sandboxapi.Worker)[0]
 		script := `set -e
 for r in ghcr.io registry.k8s.io; do
@@ -101,8 +98,11 @@ for r in ghcr.io registry.k8s.io; do
 done
 shift
 for ref in "$@"; do ctr -n k8s.io images pull --hosts-dir /tmp/hosts "$ref" >/dev/null; done
-ctr -n k8s.io run --rm "$1" mc-version /machine-controller --version
-ctr -n k8s.io run --rm "$3" ccm-version /bin/openstack-cloud-controller-manager --version
+# The shim writes the output to a file: ctr run's own copy of a process that exits at once can
+# lose it (seen with containerd 1.6).
+ctr -n k8s.io run --rm --log-uri file:///tmp/mc.log "$1" mc-version /machine-controller --version
+ctr -n k8s.io run --rm --log-uri file:///tmp/ccm.log "$3" ccm-version /bin/openstack-cloud-controller-manager --version
+cat /tmp/mc.log /tmp/ccm.log
 ctr -n k8s.io images rm "$@" >/dev/null`
 		out, err := sb.RunScript(ctx, h, script, sb.Assets.Registry, mc, v1beta1.DefaultMachineControllerImage(""), addons.OpenStackCCMImage)
 		if err != nil {

@@ -23,6 +23,13 @@ help: ## list targets
 build: ## build slipway and machine-controller into bin/
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
+# slipway's images (build/image, pkg/images): the machine-controller tagged $(VERSION), and the
+# OpenStack cloud-controller-manager (test/ccm/build.sh's binary) under upstream's name. FROM
+# scratch and reproducible (SOURCE_DATE_EPOCH sets their time; default the epoch).
+.PHONY: image
+image: ## build the machine-controller and cloud-controller-manager images into _out/images (OCI layout + archive for docker load / ctr import)
+	$(GO) run ./build/image -version $(VERSION) -out _out/images
+
 $(TOOLS)/controller-gen:
 	GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 

@@ -19,6 +19,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/controller"
+	"github.com/slipway-dev/slipway/pkg/version"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
@@ -103,10 +104,15 @@ func register(fs *flag.FlagSet) *settings {
 
 func run() error {
 	st := register(flag.CommandLine)
+	showVersion := flag.Bool("version", false, "print the version (slipway's, which tags the image) and exit")
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", flag.Args())
+	}
+	if *showVersion {
+		fmt.Println("machine-controller", version.Get().Version)
+		return nil
 	}
 	o, mo := st.o, st.mo
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&st.zap)))

@@ -1,10 +1,6 @@
 package addons
 
 import (
-	"fmt"
-
-	"github.com/google/go-containerregistry/pkg/name"
-
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
 
@@ -18,6 +14,10 @@ const (
 	CalicoKubeControllersImage = "docker.io/calico/kube-controllers:v3.30.3"
 	CiliumImage                = "quay.io/cilium/cilium:v1.18.4"
 	CiliumOperatorImage        = "quay.io/cilium/operator-generic:v1.18.4"
+	// OpenStackCCMImage is the OpenStack cloud-controller-manager, under upstream's name: `make
+	// image` builds it from k8s.io/cloud-provider-openstack at this tag (pkg/images), laid out
+	// like upstream's image, for sites and sandboxes that cannot pull upstream's.
+	OpenStackCCMImage = "registry.k8s.io/provider-os/openstack-cloud-controller-manager:v1.34.1"
 )
 
 // cniImages are the images of each CNI.
@@ -41,19 +41,9 @@ func Images(c *v1beta1.Cluster) ([]string, error) {
 	return out, nil
 }
 
-// image rewrites ref's registry to registryConfiguration.overwriteRegistry, if set, keeping the
-// repository path and tag: ghcr.io/flannel-io/flannel:v1 becomes
-// registry.example.com/flannel-io/flannel:v1.
+// image rewrites ref's registry to registryConfiguration.overwriteRegistry, if set.
 func image(c *v1beta1.Cluster, ref string) (string, error) {
-	r := c.RegistryConfiguration
-	if r == nil || r.OverwriteRegistry == "" {
-		return ref, nil
-	}
-	tag, err := name.NewTag(ref, name.StrictValidation)
-	if err != nil {
-		return "", fmt.Errorf("image %s: %w", ref, err)
-	}
-	return r.OverwriteRegistry + "/" + tag.RepositoryStr() + ":" + tag.TagStr(), nil
+	return c.RegistryConfiguration.Rewrite(ref)
 }
 
 // CNI names the cluster's pod network plugin: flannel, canal, cilium or external.

@@ -77,6 +77,9 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		d.Rendered.MachineControllerHash = h
 		d.Plan.Addons["machine-controller"] = h
 	}
+	if d.Plan.ImageArchive, err = phases.ImageArchiveHash(c); err != nil {
+		return nil, err
+	}
 	mds, err := workers.MachineDeployments(c)
 	if err != nil {
 		return nil, err

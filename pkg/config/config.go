@@ -204,6 +204,7 @@ func resolvePaths(c *v1beta1.Cluster, dir string) {
 	if c.Addons != nil {
 		fix(&c.Addons.Path)
 	}
+	fix(&c.MachineController.ImageArchive)
 	for name, r := range c.ContainerRuntime.Containerd.Registries {
 		if r.TLSConfig != nil {
 			fix(&r.TLSConfig.CAFile)

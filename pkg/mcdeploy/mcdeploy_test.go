@@ -151,3 +151,48 @@ func TestWebhookCerts(t *testing.T) {
 		t.Error("a certificate from another CA counts as fresh")
 	}
 }
+
+// TestRenderImage: the Deployment runs the default image (rewritten by overwriteRegistry) or the
+// manifest's, and only on control planes when the image comes from an archive that apply
+// imports there.
+func TestRenderImage(t *testing.T) {
+	tests := []struct {
+		name             string
+		mc               v1beta1.MachineController
+		registry         *v1beta1.RegistryConfiguration
+		wantImage        string
+		wantControlPlane bool
+	}{
+		{name: "default", wantImage: "ghcr.io/slipway-dev/machine-controller:v1.2.3"},
+		{name: "default under overwriteRegistry", registry: &v1beta1.RegistryConfiguration{OverwriteRegistry: "registry.example.com:5000"},
+			wantImage: "registry.example.com:5000/slipway-dev/machine-controller:v1.2.3"},
+		{name: "the manifest's image", mc: v1beta1.MachineController{Image: "registry.example.com/mc:v1"}, wantImage: "registry.example.com/mc:v1"},
+		{name: "from an image archive", mc: v1beta1.MachineController{ImageArchive: "/tmp/slipway-images.tar"},
+			wantImage: "ghcr.io/slipway-dev/machine-controller:v1.2.3", wantControlPlane: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &v1beta1.Cluster{Name: "prod", MachineController: tt.mc, RegistryConfiguration: tt.registry}
+			v1beta1.SetDefaults(c, "v1.2.3")
+			objs, err := Render(c, []byte("CA"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range objs {
+				if o.GetKind() != "Deployment" {
+					continue
+				}
+				ctrs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				if img := ctrs[0].(map[string]any)["image"]; img != tt.wantImage {
+					t.Errorf("image %v, want %s", img, tt.wantImage)
+				}
+				sel, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "spec", "nodeSelector")
+				if _, cp := sel["node-role.kubernetes.io/control-plane"]; cp != tt.wantControlPlane {
+					t.Errorf("nodeSelector %v; want control planes only: %v", sel, tt.wantControlPlane)
+				}
+				return
+			}
+			t.Fatal("no Deployment rendered")
+		})
+	}
+}

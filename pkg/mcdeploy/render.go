@@ -88,6 +88,13 @@ func configureDeployment(o *unstructured.Unstructured, c *v1beta1.Cluster) error
 	ctr["args"] = anyArgs
 	ctr["envFrom"] = []any{map[string]any{"secretRef": map[string]any{"name": CredentialsSecret, "optional": true}}}
 	containers[0] = ctr
+	if c.MachineController.ImageArchive != "" {
+		// apply imports the image archive into the control planes' containerd only.
+		sel := map[string]string{"node-role.kubernetes.io/control-plane": ""}
+		if err := unstructured.SetNestedStringMap(o.Object, sel, "spec", "template", "spec", "nodeSelector"); err != nil {
+			return err
+		}
+	}
 	return unstructured.SetNestedSlice(o.Object, containers, "spec", "template", "spec", "containers")
 }
 

@@ -23,6 +23,7 @@ const (
 	StepUpgradePreflight  = "upgrade-preflight"
 	StepUpgradeLeader     = "upgrade-control-plane-leader"
 	StepUpgradeNode       = "upgrade-node"
+	StepImportImages      = "import-images"
 	StepMachineController = "machine-controller"
 	StepMachineDeployment = "machine-deployments"
 	StepWaitReady         = "wait-nodes-ready"
@@ -33,7 +34,7 @@ const (
 var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepInstall, StepInit, StepInitFinish, StepCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
-	StepNodeMetadata, StepWaitReady, StepMachineController, StepMachineDeployment,
+	StepNodeMetadata, StepWaitReady, StepImportImages, StepMachineController, StepMachineDeployment,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -87,6 +88,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	}
 	b.upgrades() // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
 	b.nodes()    // serving certificates approved, Node metadata, every node Ready
+	b.images()   // machineController.imageArchive into the control planes' containerd
 	b.addons()   // the machine-controller, then the MachineDeployments
 	return b.plan, nil
 }

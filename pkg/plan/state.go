@@ -116,6 +116,8 @@ type Desired struct {
 	// Addons maps addon names (cni, machine-controller, machine-deployments) to the hash of
 	// what slipway would apply now.
 	Addons map[string]string
+	// ImageArchive is the content hash of machineController.imageArchive, empty without one.
+	ImageArchive string
 	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
 	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
 	KubeletUpgrades []string

@@ -35,6 +35,9 @@ type Set struct {
 	// Addons is an OCI layout of the images of the add-ons slipway deploys by default (flannel,
 	// see AddonImages), named by their upstream references like the releases' layouts.
 	Addons string
+	// Slipway is an OCI layout of slipway's own images (the machine-controller of this checkout
+	// and the OpenStack cloud-controller-manager) under the references slipway deploys.
+	Slipway string
 }
 
 // Release is one Kubernetes version's artifacts.
@@ -104,6 +107,7 @@ func Prepare(ctx context.Context, opts Options) (*Set, error) {
 		step("apt repository "+r.Version, func() error { return b.aptRepo(ctx, r) })
 	}
 	step("add-on images", func() (e error) { set.Addons, e = b.addons(ctx); return })
+	step("slipway images", func() (e error) { set.Slipway, e = b.slipwayImages(ctx); return })
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,10 @@ kubelet:
     imagefs.available: "0%"
 cloudProvider:
   none: {}
-# No internet registry is reachable: the sandbox registry serves the control-plane images under
-# their registry.k8s.io names and flannel's under their ghcr.io names.
+# No internet registry is reachable: the sandbox registry serves the control-plane images and the
+# OpenStack cloud-controller-manager under their registry.k8s.io names, and flannel's and the
+# machine-controller of this checkout (the default machineController.image) under their ghcr.io
+# names.
 containerRuntime:
   containerd:
     registries:

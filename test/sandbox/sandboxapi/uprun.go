@@ -124,7 +124,7 @@ func (u *upRun) containers(ctx context.Context) error {
 
 // assetsSpec is the assets container serving this run's artifacts.
 func (u *upRun) assetsSpec() (spec, error) {
-	layouts := []string{u.set.Addons}
+	layouts := []string{u.set.Addons, u.set.Slipway}
 	routes := map[string]string{}
 	for _, r := range u.set.Releases {
 		layouts = append(layouts, r.Layout)

@@ -4,10 +4,14 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/pkg/addons"
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/images"
 	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
 	"github.com/slipway-dev/slipway/test/sandbox/selftest"
 )
@@ -78,6 +82,34 @@ ctr -n k8s.io images ls -q | grep -x registry.k8s.io/kube-apiserver:"$2"
 ctr -n k8s.io images rm registry.k8s.io/kube-apiserver:"$2" >/dev/null`
 		if out, err := sb.RunScript(ctx, h, script, sb.Assets.Registry, sb.Kubernetes); err != nil {
 			t.Errorf("pulling through the mirror on %s: %v: %s", h.Name, err, out)
+		}
+	})
+
+	t.Run("slipway's images through the ghcr.io and registry.k8s.io mirrors", func(t *testing.T) {
+		// What slipway of this checkout deploys by default (make build, and go build's "latest"),
+		// and the cloud-controller-manager, pulled as the kubelet would and run from containerd.
+		version, _ := images.GitVersion(ctx, filepath.Join("..", "..", ".."))
+		mc := images.MachineController("", version, "").Refs[0]
+		h := sb.HostsWith(sandboxapi.Worker)[0]
+		script := `set -e
+for r in ghcr.io registry.k8s.io; do
+  mkdir -p /tmp/hosts/$r
+  printf 'server = "https://%s"\n[host."%s"]\n  capabilities = ["pull", "resolve"]\n' "$r" "$1" >/tmp/hosts/$r/hosts.toml
+done
+shift
+for ref in "$@"; do ctr -n k8s.io images pull --hosts-dir /tmp/hosts "$ref" >/dev/null; done
+# The shim writes the output to a file: ctr run's own copy of a process that exits at once can
+# lose it (seen with containerd 1.6).
+ctr -n k8s.io run --rm --log-uri file:///tmp/mc.log "$1" mc-version /machine-controller --version
+ctr -n k8s.io run --rm --log-uri file:///tmp/ccm.log "$3" ccm-version /bin/openstack-cloud-controller-manager --version
+cat /tmp/mc.log /tmp/ccm.log
+ctr -n k8s.io images rm "$@" >/dev/null`
+		out, err := sb.RunScript(ctx, h, script, sb.Assets.Registry, mc, v1beta1.DefaultMachineControllerImage(""), addons.OpenStackCCMImage)
+		if err != nil {
+			t.Fatalf("pulling slipway's images through the mirrors on %s: %v: %s", h.Name, err, out)
+		}
+		if want := "machine-controller " + version + "\nKubernetes " + images.CCMVersion(); strings.TrimSpace(out) != want {
+			t.Errorf("the images say %q, want %q", out, want)
 		}
 	})
 

@@ -29,9 +29,21 @@ type NoneCloud struct{}
 type MachineController struct {
 	// Deploy the machine-controller. Default: true with a cloud provider other than none.
 	Deploy *bool `json:"deploy,omitempty"`
-	// Image of the machine-controller. Default: ghcr.io/slipway-dev/machine-controller at the
-	// version of slipway.
+	// Image of the machine-controller. Default: ghcr.io/slipway-dev/machine-controller tagged
+	// with slipway's version (the image `make image` builds from the same commit), under
+	// registryConfiguration.overwriteRegistry when that is set. An image set here is used as
+	// written.
 	Image string `json:"image,omitempty"`
+	// ImageArchive is an image archive on this machine for sites without a registry: the
+	// slipway-images-<version>.tar that `make image` writes (an OCI layout tar that is also a
+	// `docker save` archive), holding the machine-controller image under the name Image says and
+	// the OpenStack cloud-controller-manager's. apply uploads it to every control plane and runs
+	// `ctr -n k8s.io images import` there, on new control planes and whenever the archive
+	// changes, and skips hosts whose containerd already has every image it holds; the images are
+	// pinned against the kubelet's image garbage collection (containerd 1.7 and later), and the
+	// machine-controller then runs on control planes only. A relative path is relative to the
+	// manifest.
+	ImageArchive string `json:"imageArchive,omitempty"`
 }
 
 // WorkerPool is one group of identical cloud machines.

@@ -82,7 +82,12 @@ func SetDefaults(c *Cluster, imageTag string) {
 		mc.Deploy = &deploy
 	}
 	if mc.Image == "" {
-		mc.Image = DefaultMachineController + ":" + or(imageTag, "latest")
+		// The default follows overwriteRegistry like every system image; an image the manifest
+		// names is used as written. A rewrite that fails leaves the default for validation to name.
+		mc.Image = DefaultMachineControllerImage(imageTag)
+		if img, err := c.RegistryConfiguration.Rewrite(mc.Image); err == nil {
+			mc.Image = img
+		}
 	}
 
 	for i := range c.Workers {

@@ -95,7 +95,7 @@ func referenceCluster() Cluster {
 			EvictionHard:   map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
 		},
 		Assets:            Assets{Packages: &PackageAssets{BaseURL: DefaultPackagesBaseURL}},
-		MachineController: MachineController{Deploy: &deploy, Image: DefaultMachineController + ":v0.1.0"},
+		MachineController: MachineController{Deploy: &deploy, Image: DefaultMachineController + ":v0.1.0", ImageArchive: "slipway-images-v0.1.0.tar"},
 		Workers: []WorkerPool{{
 			Name:            "pool1",
 			Replicas:        &replicas,

@@ -48,7 +48,9 @@ type RegistryAuth struct {
 // RegistryConfiguration rewrites system image registries.
 type RegistryConfiguration struct {
 	// OverwriteRegistry replaces the registry of every system image, e.g. registry.example.com
-	// turns registry.k8s.io/kube-apiserver into registry.example.com/kube-apiserver.
+	// turns registry.k8s.io/kube-apiserver into registry.example.com/kube-apiserver, and the
+	// default machine-controller image ghcr.io/slipway-dev/machine-controller:<version> into
+	// registry.example.com/slipway-dev/machine-controller:<version>.
 	OverwriteRegistry string `json:"overwriteRegistry,omitempty"`
 	// InsecureRegistry allows plain HTTP and unverified TLS to OverwriteRegistry.
 	InsecureRegistry bool `json:"insecureRegistry,omitempty"`

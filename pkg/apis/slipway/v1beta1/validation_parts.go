@@ -149,6 +149,9 @@ func validateWorkers(c *Cluster) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("machineController", "image"), img, "must be an image reference such as registry.example.com/machine-controller:v1.0.0"))
 		}
 	}
+	if a := c.MachineController.ImageArchive; strings.ContainsAny(a, "\x00\n") {
+		errs = append(errs, field.Invalid(field.NewPath("machineController", "imageArchive"), a, "must be a file path"))
+	}
 	seen := map[string]int{}
 	for i, w := range c.Workers {
 		wp := p.Index(i)

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"sync"
 
@@ -38,6 +39,12 @@ type Options struct {
 	Image string
 	// Log receives one line per machine event. Default discards.
 	Log io.Writer
+	// ProviderNetworks map Neutron network names to existing Docker networks, as an OpenStack
+	// provider network maps to a physical one: hosts on such a network sit beside whatever else
+	// is on the Docker network (a sandbox's control planes, say). The Neutron subnet must have
+	// the Docker network's CIDR and gateway, and an allocation pool that avoids the addresses
+	// in use there. The backend never creates or removes these networks.
+	ProviderNetworks map[string]string
 }
 
 // Backend runs servers as sandbox hosts. It implements openstacktest.Hypervisor.
@@ -47,6 +54,7 @@ type Backend struct {
 	log         io.Writer
 	netMu       sync.Mutex // serializes Docker network creation and removal
 	nat         *nat
+	provider    map[string]string // Neutron network name → Docker network
 	lbMu        sync.Mutex        // guards lbApplied
 	lbApplied   map[string]string // load balancer ID → hash of the configuration it runs
 }
@@ -75,7 +83,7 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 		o.Image = img
 	}
 	b := &Backend{name: o.Name, image: o.Image, privileged: sandboxapi.CanSetResources(), log: o.Log, nat: newNAT(o.Name),
-		lbApplied: map[string]string{}}
+		lbApplied: map[string]string{}, provider: maps.Clone(o.ProviderNetworks)}
 	if err := Down(ctx, o.Name); err != nil {
 		return nil, fmt.Errorf("removing what an earlier %s cloud left: %w", o.Name, err)
 	}

@@ -87,7 +87,7 @@ func (b *Backend) startLB(ctx context.Context, lb openstacktest.LoadBalancerInfo
 	name := "slipway-os-" + b.name + "-lb-" + lb.ID[:min(8, len(lb.ID))]
 	if _, err := sandboxapi.Docker(ctx, "create", "--name", name, "--hostname", "amphora-"+lb.ID[:min(8, len(lb.ID))],
 		"--label", Label+"="+b.name, "--label", labelLB+"="+lb.ID, "--label", labelLBConfig+"="+hash,
-		"--network", b.networkName(lb.Network.ID), "--ip", lb.VIP,
+		"--network", b.networkName(lb.Network), "--ip", lb.VIP,
 		"--stop-signal", "SIGTERM", "--entrypoint", "haproxy", b.image, "-W", "-db", "-f", haproxyConfig); err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func (b *Backend) Spawn(ctx context.Context, m openstacktest.Machine) (err error
 		// The terminal is the server's serial console: systemd and cloud-init write to it, and
 		// `docker logs` keeps it across reboots, as the hypervisor's console log does.
 		"--tty",
-		"--network", b.networkName(first.Network.ID), "--ip", first.IP,
+		"--network", b.networkName(first.Network), "--ip", first.IP,
 		"--mount", "type=volume,src=" + volume + ",dst=/var/lib/containerd"}
 	// The entrypoint gives each interface its port's MAC address: the Docker CLI can only set one
 	// per network from API 1.44 on, and this machine's daemon may be older.
@@ -68,7 +68,7 @@ func (b *Backend) Spawn(ctx context.Context, m openstacktest.Machine) (err error
 		return err
 	}
 	for _, p := range m.Ports[1:] {
-		if _, err := sandboxapi.Docker(ctx, "network", "connect", "--ip", p.IP, b.networkName(p.Network.ID), name); err != nil {
+		if _, err := sandboxapi.Docker(ctx, "network", "connect", "--ip", p.IP, b.networkName(p.Network), name); err != nil {
 			return err
 		}
 	}

@@ -11,9 +11,13 @@ import (
 	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
 )
 
-// networkName is the Docker network of a Neutron network.
-func (b *Backend) networkName(networkID string) string {
-	return "slipway-os-" + b.name + "-" + networkID[:min(12, len(networkID))]
+// networkName is the Docker network of a Neutron network: the one it is mapped to as a
+// provider network, or the cloud's own.
+func (b *Backend) networkName(n openstacktest.NetworkInfo) string {
+	if d, ok := b.provider[n.Name]; ok {
+		return d
+	}
+	return "slipway-os-" + b.name + "-" + n.ID[:min(12, len(n.ID))]
 }
 
 // ensureNetwork creates the Docker network behind a Neutron network on first use: an internal
@@ -25,7 +29,10 @@ func (b *Backend) ensureNetwork(ctx context.Context, n openstacktest.NetworkInfo
 	}
 	b.netMu.Lock()
 	defer b.netMu.Unlock()
-	name := b.networkName(n.ID)
+	name := b.networkName(n)
+	if _, ok := b.provider[n.Name]; ok {
+		return checkProviderNetwork(ctx, name, n)
+	}
 	out, err := sandboxapi.Docker(ctx, "network", "ls", "-q", "--filter", "name=^"+name+"$")
 	if err != nil || out != "" {
 		return err
@@ -100,4 +107,23 @@ func (b *Backend) SyncNetwork(ctx context.Context, t openstacktest.Topology) err
 		b.logf("network %s deleted: Docker network %s removed", id, name)
 	}
 	return nil
+}
+
+// checkProviderNetwork makes sure that the Docker network a provider network maps to exists and
+// has the subnet's CIDR, so that Neutron's addresses are the hosts' addresses.
+func checkProviderNetwork(ctx context.Context, docker string, n openstacktest.NetworkInfo) error {
+	got, err := sandboxapi.Docker(ctx, "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", docker)
+	if err != nil {
+		return fmt.Errorf("provider network %s (%s) maps to Docker network %s: %w", n.Name, n.ID, docker, err)
+	}
+	want, err := netip.ParsePrefix(n.CIDR)
+	if err != nil {
+		return fmt.Errorf("provider network %s: subnet %q: %w", n.Name, n.CIDR, err)
+	}
+	for _, f := range strings.Fields(got) {
+		if p, err := netip.ParsePrefix(f); err == nil && p.Masked() == want.Masked() {
+			return nil
+		}
+	}
+	return fmt.Errorf("provider network %s has subnet %s, but Docker network %s has %q", n.Name, n.CIDR, docker, got)
 }

@@ -88,7 +88,12 @@ func race(t *testing.T, h ssh.Host, path string, n int) (won int, errs []error, 
 		go func() {
 			defer wg.Done()
 			<-start
-			_, unlock, err := localLocker(h, path, io.Discard).take(context.Background())
+			// A minute before a lock is stale: on a loaded machine the winner's refreshes can
+			// lag a second, and a loser would then rightly take over a lock it judged stale.
+			// These races test that taking and taking over are atomic, not staleness.
+			l := localLocker(h, path, io.Discard)
+			l.stale = time.Minute
+			_, unlock, err := l.take(context.Background())
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

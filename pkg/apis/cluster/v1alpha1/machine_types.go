@@ -23,6 +23,7 @@ const MachineFinalizer = "machine-delete-finalizer"
 // +kubebuilder:printcolumn:name="Kubelet",type=string,JSONPath=`.spec.versions.kubelet`
 // +kubebuilder:printcolumn:name="Address",type=string,JSONPath=`.status.addresses[0].address`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="ProviderID",type=string,JSONPath=`.spec.providerID`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Machine struct {
 	metav1.TypeMeta   `json:",inline"`

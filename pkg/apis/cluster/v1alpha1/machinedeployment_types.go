@@ -31,6 +31,7 @@ const (
 // +kubebuilder:resource:shortName=md
 // +kubebuilder:metadata:annotations="api-approved.kubernetes.io=unapproved, legacy API group kept for compatibility with existing manifests"
 // +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.availableReplicas`
 // +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.updatedReplicas`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.template.spec.providerSpec.value.cloudProvider`

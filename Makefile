@@ -185,7 +185,7 @@ openstack-sim: ## run the OpenStack simulator standalone on OPENSTACK_SIM_LISTEN
 
 .PHONY: openstack-up openstack-down
 openstack-up: ci-deps ci-docker ## OpenStack in a box: the simulator in the background, its servers booting as sandbox hosts; prints OS_* and writes clouds.yaml
-	GO=$(GO) OPENSTACK_SIM_LISTEN=$(OPENSTACK_SIM_LISTEN) test/openstack-sim/up.sh up
+	GO=$(GO) test/openstack-sim/up.sh up
 
 openstack-down: ## stop the simulator started by openstack-up and remove its hosts, networks and NAT rules
 	GO=$(GO) test/openstack-sim/up.sh down

@@ -25,6 +25,15 @@ export OS_PROJECT_DOMAIN_NAME=%s
 export OS_PROJECT_NAME=%s
 `, sim.AuthURL(), sim.Region(), openstacktest.Username, openstacktest.Password,
 		openstacktest.DomainName, openstacktest.DomainName, openstacktest.ProjectName)
+	cacert := ""
+	if ca := sim.CACert(); ca != nil {
+		path := filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(path, ca, 0o644); err != nil {
+			return err
+		}
+		openrc += "export OS_CACERT=" + path + "\n"
+		cacert = "    cacert: " + path + "\n"
+	}
 	clouds := fmt.Sprintf(`clouds:
   slipway-sim:
     auth:
@@ -37,8 +46,8 @@ export OS_PROJECT_NAME=%s
     region_name: %s
     interface: public
     identity_api_version: 3
-`, sim.AuthURL(), openstacktest.Username, openstacktest.Password, openstacktest.ProjectName,
-		openstacktest.DomainName, openstacktest.DomainName, sim.Region())
+%s`, sim.AuthURL(), openstacktest.Username, openstacktest.Password, openstacktest.ProjectName,
+		openstacktest.DomainName, openstacktest.DomainName, sim.Region(), cacert)
 	for name, data := range map[string]string{"openrc.sh": openrc, "clouds.yaml": clouds} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
 			return err

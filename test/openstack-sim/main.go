@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -45,7 +46,8 @@ func main() {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("openstack-sim", flag.ContinueOnError)
 	var (
-		listen    = fs.String("listen", "127.0.0.1:0", "address to listen on")
+		listen    = fs.String("listen", "", "address to listen on (default 127.0.0.1:8774, or with --hosts the external network's gateway, port 8774, which hosts reach too)")
+		useTLS    = fs.Bool("tls", false, "serve https with a certificate from a CA of its own (written to --dir as ca.pem)")
 		region    = fs.String("region", "RegionOne", "region of the catalog endpoints")
 		buildTime = fs.Duration("build-time", time.Second, "how long new servers stay in BUILD")
 		delTime   = fs.Duration("delete-time", 0, "how long deleted servers linger as deleting")
@@ -67,19 +69,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *errorRate < 0 || *errorRate > 1 {
 		return errors.New("--error-rate must be between 0 and 1")
 	}
-	l, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *listen, err)
-	}
 	opts := openstacktest.Options{Region: *region, BuildTime: *buildTime, DeleteTime: *delTime,
 		Latency: *latency, TokenTTL: *tokenTTL, Seed: *seed}
 	if *verbose {
 		opts.Logf = log.Printf
 	}
+	var b *hosts.Backend
 	if *withHosts {
-		b, err := hosts.New(ctx, hosts.Options{Name: *name, Log: os.Stderr})
-		if err != nil {
-			l.Close()
+		var err error
+		if b, err = hosts.New(ctx, hosts.Options{Name: *name, Log: os.Stderr}); err != nil {
 			return err
 		}
 		defer func() {
@@ -89,8 +87,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}()
 		opts.Hypervisor = b
 	}
-	sim := openstacktest.Serve(l, opts)
+	sim := openstacktest.Prepare(opts)
 	defer sim.Close()
+	addr, err := listenAddress(ctx, *listen, sim, b)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	if *useTLS {
+		host, _, _ := net.SplitHostPort(l.Addr().String())
+		if err := sim.StartTLS(l, host, "127.0.0.1", "localhost"); err != nil {
+			l.Close()
+			return err
+		}
+	} else {
+		sim.Start(l, nil)
+	}
 	if *dir != "" {
 		if err := writeClientFiles(*dir, sim); err != nil {
 			return err
@@ -105,9 +120,40 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "export OS_DOMAIN_NAME=%s OS_PROJECT_NAME=%s\n", openstacktest.DomainName, openstacktest.ProjectName)
 	fmt.Fprintf(out, "# or: OS_APPLICATION_CREDENTIAL_ID=%s OS_APPLICATION_CREDENTIAL_SECRET=%s\n",
 		openstacktest.AppCredID, openstacktest.AppCredSecret)
+	if ca := sim.CACert(); *useTLS && *dir != "" {
+		fmt.Fprintf(out, "export OS_CACERT=%s\n", filepath.Join(*dir, "ca.pem"))
+	} else if *useTLS {
+		fmt.Fprintf(out, "# the CA to trust (OS_CACERT):\n%s", ca)
+	}
 	fmt.Fprintf(out, "# control API: %s/_sim/state\n", sim.URL())
 	<-ctx.Done()
 	return nil
+}
+
+// listenAddress is the address given, or the default: with hosts, the external network's
+// gateway (this machine's address there), so that servers reach the API as clients here do.
+func listenAddress(ctx context.Context, given string, sim *openstacktest.Sim, b *hosts.Backend) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if b == nil {
+		return "127.0.0.1:8774", nil
+	}
+	for _, n := range sim.Networks() {
+		if !n.External {
+			continue
+		}
+		info, ok := sim.NetworkInfo(n.ID)
+		if !ok {
+			continue
+		}
+		ip, err := b.HostAddress(ctx, info)
+		if err != nil {
+			return "", fmt.Errorf("giving this machine an address on the external network %s: %w", n.Name, err)
+		}
+		return net.JoinHostPort(ip, "8774"), nil
+	}
+	return "", errors.New("the cloud has no external network to serve the API on: pass --listen")
 }
 
 // down removes the hosts, networks and NAT rules of a cloud whose simulator did not stop cleanly.

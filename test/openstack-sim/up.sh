@@ -3,12 +3,13 @@
 # in the background. State (pid, log, openrc.sh, clouds.yaml) lives in OPENSTACK_DIR.
 #
 # usage: test/openstack-sim/up.sh up|down
-# env:   OPENSTACK_DIR (default test/openstack-sim/.state), OPENSTACK_SIM_LISTEN (127.0.0.1:8774),
+# env:   OPENSTACK_DIR (default test/openstack-sim/.state), OPENSTACK_SIM_LISTEN (default: the
+#        external network's gateway, port 8774: this machine and every server reach it there),
 #        OPENSTACK_NAME (openstack), GO (go)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${OPENSTACK_DIR:-test/openstack-sim/.state}
-listen=${OPENSTACK_SIM_LISTEN:-127.0.0.1:8774}
+listen=${OPENSTACK_SIM_LISTEN:-}
 name=${OPENSTACK_NAME:-openstack}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -23,7 +24,7 @@ up)
   else
     ${GO:-go} build -o "$dir/openstack-sim" ./test/openstack-sim
     rm -f "$dir/openrc.sh" "$dir/clouds.yaml"
-    nohup "$dir/openstack-sim" --listen "$listen" --hosts --name "$name" --dir "$dir" >"$dir/sim.log" 2>&1 &
+    nohup "$dir/openstack-sim" ${listen:+--listen "$listen"} --hosts --tls --name "$name" --dir "$dir" >"$dir/sim.log" 2>&1 &
     echo $! >"$pidfile"
     # The first start builds the node image (minutes on a cold cache); then it serves at once.
     for _ in $(seq 1800); do
@@ -35,7 +36,8 @@ up)
   fi
   cat "$dir/openrc.sh"
   echo "# or: export OS_CLIENT_CONFIG_FILE=$dir/clouds.yaml OS_CLOUD=slipway-sim"
-  echo "# log: $dir/sim.log; control API: http://$listen/_sim/state"
+  echo "# log: $dir/sim.log; control API: ${OS_AUTH_URL:-$(sed -n 's/^export OS_AUTH_URL=//p' "$dir/openrc.sh")}" | sed 's|/identity/v3$|/_sim/state (curl --cacert '"$dir"'/ca.pem)|'
+
   ;;
 down)
   if running; then

@@ -127,3 +127,13 @@ func checkProviderNetwork(ctx context.Context, docker string, n openstacktest.Ne
 	}
 	return fmt.Errorf("provider network %s has subnet %s, but Docker network %s has %q", n.Name, n.CIDR, docker, got)
 }
+
+// HostAddress gives this machine its address on a network (the subnet's gateway), making the
+// network's Docker network if needed, and returns it: a service listening there, the cloud's
+// API for instance, is reachable from this machine and from every host on every network.
+func (b *Backend) HostAddress(ctx context.Context, n openstacktest.NetworkInfo) (string, error) {
+	if err := b.ensureNetwork(ctx, n); err != nil {
+		return "", err
+	}
+	return dockerGateway(n)
+}

@@ -192,3 +192,15 @@ func hostnameOf(srv *Server) string {
 	}
 	return sanitizeHostname(srv.Name)
 }
+
+// NetworkInfo describes a network the way the data plane sees it, false when it does not exist
+// or has no IPv4 subnet.
+func (s *Sim) NetworkInfo(id string) (NetworkInfo, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.st.networks[id]
+	if n == nil {
+		return NetworkInfo{}, false
+	}
+	return s.networkInfo(n)
+}

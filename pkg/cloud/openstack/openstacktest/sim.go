@@ -2,6 +2,7 @@ package openstacktest
 
 import (
 	"context"
+	"crypto/tls"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -52,31 +53,53 @@ type Sim struct {
 	ops sync.Map
 	// netDirty wakes the network sync loop; it holds at most one pending wake-up.
 	netDirty chan struct{}
+	// caPEM is the CA of a certificate from SelfSigned the Sim serves, for CACert.
+	caPEM []byte
 }
 
 // New starts a Sim on a random loopback port. Close it when done.
 func New(opts Options) *Sim {
-	s := newSim(opts)
-	s.server = httptest.NewUnstartedServer(s.handler)
-	s.start()
+	s := Prepare(opts)
+	s.start(nil, false, nil)
 	return s
-}
-
-// start records the base URL before the server accepts a connection, so that handlers read
-// it without a lock and without racing with its write.
-func (s *Sim) start() {
-	s.st.baseURL = "http://" + s.server.Listener.Addr().String()
-	s.server.Start()
 }
 
 // Serve starts a Sim on an existing listener, for the standalone command.
 func Serve(l net.Listener, opts Options) *Sim {
-	s := newSim(opts)
-	s.server = httptest.NewUnstartedServer(s.handler)
-	s.server.Listener.Close()
-	s.server.Listener = l
-	s.start()
+	s := Prepare(opts)
+	s.start(l, false, nil)
 	return s
+}
+
+// Prepare makes a Sim that does not serve yet, so that its seeded state can be read (for
+// example to set up the network it is to be served on) before Start.
+func Prepare(opts Options) *Sim { return newSim(opts) }
+
+// Start serves a prepared Sim on l: https with cert when cert is not nil (see SelfSigned),
+// plain http otherwise.
+func (s *Sim) Start(l net.Listener, cert *tls.Certificate) {
+	s.start(l, cert != nil, cert)
+}
+
+// start records the base URL before the server accepts a connection, so that handlers read
+// it without a lock and without racing with its write. A nil listener is a random loopback
+// port; https without a certificate uses httptest's own.
+func (s *Sim) start(l net.Listener, https bool, cert *tls.Certificate) {
+	s.server = httptest.NewUnstartedServer(s.handler)
+	if l != nil {
+		s.server.Listener.Close()
+		s.server.Listener = l
+	}
+	if !https {
+		s.st.baseURL = "http://" + s.server.Listener.Addr().String()
+		s.server.Start()
+		return
+	}
+	if cert != nil {
+		s.server.TLS = &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12}
+	}
+	s.st.baseURL = "https://" + s.server.Listener.Addr().String()
+	s.server.StartTLS()
 }
 
 func newSim(opts Options) *Sim {
@@ -127,7 +150,9 @@ func (s *Sim) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
-	s.server.Close()
+	if s.server != nil {
+		s.server.Close()
+	}
 	s.tasks.Wait()
 }
 

@@ -45,7 +45,9 @@ func TestMachineDeployment(t *testing.T) {
 		want   []string
 	}{
 		{"the provider's check", nil, []string{"spec.template.spec.providerSpec.value.cloudProviderSpec.flavor: Forbidden: the provider says no"}},
-		{"selector and labels", func(md *v1alpha1.MachineDeployment) { md.Spec.Template.Labels = map[string]string{"workerset": "other"} },
+		{"selector and labels", func(md *v1alpha1.MachineDeployment) {
+			md.Spec.Template.Labels = map[string]string{"workerset": "other"}
+		},
 			[]string{"spec.template.metadata.labels: Invalid value", "the provider says no"}},
 		{"rollout that cannot progress", func(md *v1alpha1.MachineDeployment) {
 			md.Spec.Strategy = &v1alpha1.MachineDeploymentStrategy{RollingUpdate: &v1alpha1.MachineRollingUpdateDeployment{MaxSurge: &zero, MaxUnavailable: &zero}}

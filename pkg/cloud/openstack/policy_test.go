@@ -9,15 +9,18 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 )
 
+// specCase is a cloudProviderSpec checked under a policy, and the errors it must give.
+type specCase struct {
+	name   string
+	policy openstack.Policy
+	spec   string
+	want   []string // field: reason fragments, in order; none means accepted
+}
+
 // TestSpecCheck is what admission refuses of a cloudProviderSpec, under each policy.
 func TestSpecCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
-	for _, tc := range []struct {
-		name   string
-		policy openstack.Policy
-		spec   string
-		want   []string // field: reason fragments, in order; none means accepted
-	}{
+	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"a":"b"},"configDrive":true}`, nil},
 		{"the cloud and the identity", openstack.Policy{}, `{"identityEndpoint":"https://k/v3","tenantName":"t","region":"r","password":""}`,
 			[]string{"spec.identityEndpoint: Forbidden", "spec.tenantName: Forbidden", "spec.region: Forbidden"}},
@@ -40,12 +43,7 @@ func TestSpecCheck(t *testing.T) {
 // slipway runs it on the pools it renders, so each case here is one a pool fails before apply.
 func TestControllerCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
-	for _, tc := range []struct {
-		name   string
-		policy openstack.Policy
-		spec   string
-		want   []string // field: reason fragments, in order; none means accepted
-	}{
+	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"team":"a"},"network":"n","securityGroups":["sg"]}`, nil},
 		{"the controller's own tags", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster":"demo"}}`,
 			[]string{"spec.tags[slipway-cluster]: Forbidden: slipway-cluster is set by the machine-controller"}},

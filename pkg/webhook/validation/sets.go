@@ -1,6 +1,7 @@
 package validation
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -10,10 +11,7 @@ import (
 // MachineSet checks a MachineSet without calling any cloud.
 func (c Checks) MachineSet(ms *v1alpha1.MachineSet) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := notNegative(ms.Spec.Replicas, spec.Child("replicas"))
-	errs = append(errs, selector(&ms.Spec.Selector, ms.Spec.Template.Labels, spec)...)
-	errs = append(errs, c.MachineSpec(ms.Namespace, &ms.Spec.Template.Spec, spec.Child("template", "spec"))...)
-	errs = append(errs, templateOwned(&ms.Spec.Template, spec.Child("template"))...)
+	errs := c.set(ms.Namespace, ms.Spec.Replicas, &ms.Spec.Selector, &ms.Spec.Template, spec)
 	if ms.Spec.MinReadySeconds < 0 {
 		errs = append(errs, field.Invalid(spec.Child("minReadySeconds"), ms.Spec.MinReadySeconds, "must not be negative"))
 	}
@@ -23,10 +21,7 @@ func (c Checks) MachineSet(ms *v1alpha1.MachineSet) field.ErrorList {
 // MachineDeployment checks a MachineDeployment without calling any cloud.
 func (c Checks) MachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := notNegative(md.Spec.Replicas, spec.Child("replicas"))
-	errs = append(errs, selector(&md.Spec.Selector, md.Spec.Template.Labels, spec)...)
-	errs = append(errs, c.MachineSpec(md.Namespace, &md.Spec.Template.Spec, spec.Child("template", "spec"))...)
-	errs = append(errs, templateOwned(&md.Spec.Template, spec.Child("template"))...)
+	errs := c.set(md.Namespace, md.Spec.Replicas, &md.Spec.Selector, &md.Spec.Template, spec)
 	errs = append(errs, notNegative(md.Spec.MinReadySeconds, spec.Child("minReadySeconds"))...)
 	errs = append(errs, notNegative(md.Spec.RevisionHistoryLimit, spec.Child("revisionHistoryLimit"))...)
 	if d := md.Spec.ProgressDeadlineSeconds; d != nil && *d <= 0 {
@@ -36,6 +31,15 @@ func (c Checks) MachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorLis
 		errs = append(errs, rollingUpdate(s.RollingUpdate, spec.Child("strategy", "rollingUpdate"))...)
 	}
 	return errs
+}
+
+// set checks what sets and deployments share: replicas, a selector that matches the
+// template, the template's Machine spec, and no controller-owned fields in the template.
+func (c Checks) set(namespace string, replicas *int32, sel *metav1.LabelSelector, tmpl *v1alpha1.MachineTemplateSpec, spec *field.Path) field.ErrorList {
+	errs := notNegative(replicas, spec.Child("replicas"))
+	errs = append(errs, selector(sel, tmpl.Labels, spec)...)
+	errs = append(errs, c.MachineSpec(namespace, &tmpl.Spec, spec.Child("template", "spec"))...)
+	return append(errs, templateOwned(tmpl, spec.Child("template"))...)
 }
 
 // templateOwned refuses the controller's fields in a template: every Machine made from it

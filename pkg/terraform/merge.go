@@ -17,8 +17,10 @@ import (
 // manifestTree is the manifest as written (from strict.DecodeTree); it tells which worker fields
 // the manifest set. The rules:
 //   - Terraform supplies the control-plane hosts, the static workers and the API endpoint. A
-//     manifest that also lists them is an error, rather than one silently overriding the other;
-//     an identical endpoint is fine.
+//     manifest that also lists hosts where the output lists some is an error, rather than one
+//     silently overriding the other; an identical endpoint is fine. Which address of a host is
+//     dialled and which is the cluster's is HostGroup.hosts's to say; a control plane with no
+//     hosts in either place is an error that names the output's field.
 //   - cluster_name and cloud_provider fill the manifest's name and cloudProvider when unset and
 //     must agree with them when set.
 //   - Worker pools are matched by name. Every field the manifest sets wins over Terraform's;
@@ -51,7 +53,7 @@ func Merge(c *v1beta1.Cluster, manifestTree any, out *Output) field.ErrorList {
 			errs = append(errs, field.Forbidden(field.NewPath("staticWorkers", "hosts"),
 				"static workers are also in the Terraform output ("+OutputStaticWorkers+"); list them in one place only"))
 		} else {
-			for _, name := range sortedKeys(out.StaticWorkers) {
+			for _, name := range slices.Sorted(maps.Keys(out.StaticWorkers)) {
 				g := out.StaticWorkers[name]
 				hosts, e := g.hosts(field.NewPath(OutputStaticWorkers, "value").Key(name))
 				errs = append(errs, e...)
@@ -153,7 +155,7 @@ func mergeWorkers(c *v1beta1.Cluster, manifestTree any, out *Output) field.Error
 	for i, w := range c.Workers {
 		index[w.Name] = i
 	}
-	for _, name := range sortedKeys(out.Workers) {
+	for _, name := range slices.Sorted(maps.Keys(out.Workers)) {
 		tree := deepCopy(out.workerTrees[name])
 		if tree == nil {
 			tree = map[string]any{}
@@ -204,8 +206,4 @@ func deepCopy(m map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

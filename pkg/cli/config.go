@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -127,6 +128,9 @@ func load(cmd *cobra.Command, g *globalOptions, s Streams) (*config.Result, erro
 		TerraformSource: g.terraform,
 		Stdin:           s.In,
 		ImageTag:        version.ImageTag(),
+		// Worker pools are checked under the policy apply deploys: the credentials Secret
+		// carries these same variables to the machine-controller.
+		LookupEnv: os.LookupEnv,
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 // Package config turns the user's inputs into one validated cluster description: it reads the
 // manifest strictly, merges the Terraform output into it, applies defaults, resolves local paths
-// and validates the result. Every command that needs a cluster goes through Load, so they all
+// and validates the result, worker pools included as the machine-controller would check them. Every command that needs a cluster goes through Load, so they all
 // accept and reject exactly the same inputs.
 package config
 
@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 	"github.com/slipway-dev/slipway/pkg/strict"
 	"github.com/slipway-dev/slipway/pkg/terraform"
+	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
 // Options say where the inputs come from.
@@ -31,6 +33,10 @@ type Options struct {
 	Stdin io.Reader
 	// ImageTag is the default machine-controller image tag.
 	ImageTag string
+	// LookupEnv reads the environment that apply deploys the machine-controller's configuration
+	// from: its SLIPWAY_ALLOW_* variables say what Machines may choose, and worker pools are
+	// checked under that policy. nil reads nothing: the controller's defaults.
+	LookupEnv func(string) (string, bool)
 }
 
 // Result is a loaded cluster.
@@ -122,7 +128,34 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, &Error{Source: opts.ManifestPath, Err: errs.ToAggregate()}
 	}
+	if err := checkPools(c, opts); err != nil {
+		return nil, err
+	}
 	return &Result{Cluster: c, Warnings: warnings}, nil
+}
+
+// checkPools refuses, before anything is applied, a worker pool that the machine-controller
+// would refuse, under the policy that apply deploys with it (see workers.Check).
+func checkPools(c *v1beta1.Cluster, opts Options) error {
+	if len(c.Workers) == 0 {
+		return nil
+	}
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	pol, err := openstack.PolicyFromEnv(lookup)
+	if err != nil {
+		return fmt.Errorf("the machine-controller's configuration in the environment: %w", err)
+	}
+	if errs := workers.Check(c, pol); len(errs) > 0 {
+		source := opts.ManifestPath
+		if opts.TerraformSource != "" {
+			source += " with terraform output " + opts.TerraformSource
+		}
+		return &Error{Source: source, Err: errs.ToAggregate()}
+	}
+	return nil
 }
 
 // Decode strictly decodes a manifest and returns it with its document tree.

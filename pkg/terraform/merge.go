@@ -2,8 +2,9 @@ package terraform
 
 import (
 	"fmt"
+	"maps"
 	"net"
-	"sort"
+	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,8 +17,10 @@ import (
 // manifestTree is the manifest as written (from strict.DecodeTree); it tells which worker fields
 // the manifest set. The rules:
 //   - Terraform supplies the control-plane hosts, the static workers and the API endpoint. A
-//     manifest that also lists them is an error, rather than one silently overriding the other;
-//     an identical endpoint is fine.
+//     manifest that also lists hosts where the output lists some is an error, rather than one
+//     silently overriding the other; an identical endpoint is fine. Which address of a host is
+//     dialled and which is the cluster's is HostGroup.hosts's to say; a control plane with no
+//     hosts in either place is an error that names the output's field.
 //   - cluster_name and cloud_provider fill the manifest's name and cloudProvider when unset and
 //     must agree with them when set.
 //   - Worker pools are matched by name. Every field the manifest sets wins over Terraform's;
@@ -31,23 +34,26 @@ func Merge(c *v1beta1.Cluster, manifestTree any, out *Output) field.ErrorList {
 	if cp := out.ControlPlane; cp != nil {
 		p := field.NewPath(OutputHosts, "value", "control_plane")
 		errs = append(errs, mergeIdentity(c, cp, p)...)
-		if len(cp.PublicAddress) > 0 {
-			if len(c.ControlPlane.Hosts) > 0 {
-				errs = append(errs, field.Forbidden(field.NewPath("controlPlane", "hosts"),
-					"control-plane hosts are also in the Terraform output ("+p.String()+"); list them in one place only"))
-			} else {
-				hosts, e := cp.hosts(p)
-				errs = append(errs, e...)
-				c.ControlPlane.Hosts = hosts
-			}
+		hosts, e := cp.hosts(p)
+		errs = append(errs, e...)
+		switch {
+		case cp.hasAddresses() && len(c.ControlPlane.Hosts) > 0:
+			errs = append(errs, field.Forbidden(field.NewPath("controlPlane", "hosts"),
+				"control-plane hosts are also in the Terraform output ("+p.String()+"); list them in one place only"))
+		case cp.hasAddresses():
+			c.ControlPlane.Hosts = hosts
+		case len(c.ControlPlane.Hosts) == 0:
+			errs = append(errs, field.Required(p.Child(publicAddress), "the control plane has no hosts: list their addresses "+
+				"in public_address or, for hosts reached only through the bastion, in private_address "+
+				"(or list the hosts in the manifest's controlPlane.hosts)"))
 		}
 	}
 	if len(out.StaticWorkers) > 0 {
-		if len(c.StaticWorkers.Hosts) > 0 {
+		if len(c.StaticWorkers.Hosts) > 0 && out.staticWorkerHosts() {
 			errs = append(errs, field.Forbidden(field.NewPath("staticWorkers", "hosts"),
 				"static workers are also in the Terraform output ("+OutputStaticWorkers+"); list them in one place only"))
 		} else {
-			for _, name := range sortedKeys(out.StaticWorkers) {
+			for _, name := range slices.Sorted(maps.Keys(out.StaticWorkers)) {
 				g := out.StaticWorkers[name]
 				hosts, e := g.hosts(field.NewPath(OutputStaticWorkers, "value").Key(name))
 				errs = append(errs, e...)
@@ -91,53 +97,6 @@ func mergeIdentity(c *v1beta1.Cluster, g *HostGroup, p *field.Path) field.ErrorL
 		errs = append(errs, field.NotSupported(p.Child("cloud_provider"), g.CloudProvider, []string{"openstack", "none"}))
 	}
 	return errs
-}
-
-// hosts expands a host group into manifest hosts.
-func (g *HostGroup) hosts(p *field.Path) ([]v1beta1.Host, field.ErrorList) {
-	n := len(g.PublicAddress)
-	var errs field.ErrorList
-	for _, l := range []struct {
-		name string
-		len  int
-	}{{"private_address", len(g.PrivateAddress)}, {"hostnames", len(g.Hostnames)}, {"ssh_host_keys", len(g.SSHHostKeys)}} {
-		if l.len != 0 && l.len != n {
-			errs = append(errs, field.Invalid(p.Child(l.name), fmt.Sprintf("%d entries", l.len),
-				fmt.Sprintf("must have one entry per public_address (%d)", n)))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	hosts := make([]v1beta1.Host, n)
-	for i := range hosts {
-		h := v1beta1.Host{
-			PublicAddress:     g.PublicAddress[i],
-			SSHUsername:       g.SSHUser,
-			SSHPort:           g.SSHPort,
-			SSHPrivateKeyFile: g.SSHPrivateKeyFile,
-			SSHAgentSocket:    g.SSHAgentSocket,
-			Labels:            copyMap(g.Labels),
-			Taints:            append([]v1beta1.Taint(nil), g.Taints...),
-		}
-		if g.Taints == nil {
-			h.Taints = nil
-		}
-		if len(g.PrivateAddress) > 0 {
-			h.PrivateAddress = g.PrivateAddress[i]
-		}
-		if len(g.Hostnames) > 0 {
-			h.Hostname = g.Hostnames[i]
-		}
-		if len(g.SSHHostKeys) > 0 {
-			h.SSHHostPublicKey = g.SSHHostKeys[i]
-		}
-		if g.Bastion != "" {
-			h.Bastion = &v1beta1.Bastion{Address: g.Bastion, Port: g.BastionPort, User: g.BastionUser, HostPublicKey: g.BastionHostKey}
-		}
-		hosts[i] = h
-	}
-	return hosts, nil
 }
 
 func mergeAPI(c *v1beta1.Cluster, api *API) field.ErrorList {
@@ -196,7 +155,7 @@ func mergeWorkers(c *v1beta1.Cluster, manifestTree any, out *Output) field.Error
 	for i, w := range c.Workers {
 		index[w.Name] = i
 	}
-	for _, name := range sortedKeys(out.Workers) {
+	for _, name := range slices.Sorted(maps.Keys(out.Workers)) {
 		tree := deepCopy(out.workerTrees[name])
 		if tree == nil {
 			tree = map[string]any{}
@@ -247,24 +206,4 @@ func deepCopy(m map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/strict"
 )
@@ -104,29 +106,41 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c v1beta1.Cluster
-			tree, err := strict.DecodeTree([]byte(tt.manifest), &c, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			errs := Merge(&c, tree, mustLoad(t, "output-full.json"))
+			c, errs := merged(t, tt.manifest, "output-full.json")
 			if len(tt.wantErr) > 0 {
-				msg := errs.ToAggregate()
-				if msg == nil {
-					t.Fatal("expected errors")
-				}
-				for _, w := range tt.wantErr {
-					if !strings.Contains(msg.Error(), w) {
-						t.Errorf("errors %q do not contain %q", msg, w)
-					}
-				}
+				wantErrors(t, errs, tt.wantErr)
 				return
 			}
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			tt.check(t, &c)
+			tt.check(t, c)
 		})
+	}
+}
+
+// merged decodes manifest and merges testdata/file into it.
+func merged(t *testing.T, manifest, file string) (*v1beta1.Cluster, field.ErrorList) {
+	t.Helper()
+	var c v1beta1.Cluster
+	tree, err := strict.DecodeTree([]byte(manifest), &c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c, Merge(&c, tree, mustLoad(t, file))
+}
+
+// wantErrors fails unless errs holds every message in wants.
+func wantErrors(t *testing.T, errs field.ErrorList, wants []string) {
+	t.Helper()
+	msg := errs.ToAggregate()
+	if msg == nil {
+		t.Fatal("expected errors")
+	}
+	for _, w := range wants {
+		if !strings.Contains(msg.Error(), w) {
+			t.Errorf("errors %q do not contain %q", msg, w)
+		}
 	}
 }
 

@@ -43,8 +43,11 @@ type Hosts struct {
 	ControlPlane *HostGroup `json:"control_plane"`
 }
 
-// HostGroup describes a group of hosts that share SSH settings. The address lists are indexed
-// by host; hostnames and ssh_host_keys, when given, have one entry per public address.
+// HostGroup describes a group of hosts that share SSH settings. Its lists are indexed by host:
+// there are as many hosts as public addresses or, when public_address is empty (hosts that
+// have private addresses only and are reached through the bastion), as private addresses, and
+// every other list is either empty or has exactly one entry per host. See hosts for how each
+// list is used.
 type HostGroup struct {
 	ClusterName       string            `json:"cluster_name,omitempty"`
 	CloudProvider     string            `json:"cloud_provider,omitempty"`

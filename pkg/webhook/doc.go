@@ -6,6 +6,8 @@
 // cloudProviderSpec fields that choose the cloud or the identity and references outside the
 // Machine's namespace, and only the controller's own user (Options.Controllers) may write
 // spec.providerID and the providers' state annotations, which templates may not carry at all.
+// The rules that need no request are pure functions in the validation sub-package, which
+// slipway also runs on the MachineDeployments it renders, before apply.
 //
 // It never calls a cloud: admission must be fast and must not fail because a cloud API is slow,
 // so cloud checks are the controller's, reported as the Machine's Validated condition. It owns

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -67,7 +66,7 @@ func (v machineDeploymentValidator) ValidateCreate(_ context.Context, obj runtim
 	if !ok {
 		return nil, fmt.Errorf("expected a MachineDeployment, got %T", obj)
 	}
-	return nil, invalid("MachineDeployment", md.Name, v.opts.ValidateMachineDeployment(md))
+	return nil, invalid("MachineDeployment", md.Name, v.opts.checks().MachineDeployment(md))
 }
 
 func (v machineDeploymentValidator) ValidateUpdate(ctx context.Context, _, obj runtime.Object) (admission.Warnings, error) {
@@ -76,62 +75,6 @@ func (v machineDeploymentValidator) ValidateUpdate(ctx context.Context, _, obj r
 
 func (machineDeploymentValidator) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
 	return nil, nil
-}
-
-// ValidateMachineDeployment checks a MachineDeployment without calling any cloud.
-func (o Options) ValidateMachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorList {
-	spec := field.NewPath("spec")
-	errs := validateReplicas(md.Spec.Replicas, spec.Child("replicas"))
-	errs = append(errs, validateSelector(&md.Spec.Selector, md.Spec.Template.Labels, spec)...)
-	errs = append(errs, o.ValidateMachineSpec(md.Namespace, &md.Spec.Template.Spec, spec.Child("template", "spec"))...)
-	errs = append(errs, templateOwned(&md.Spec.Template, spec.Child("template"))...)
-	for _, f := range []struct {
-		v    *int32
-		name string
-	}{{md.Spec.MinReadySeconds, "minReadySeconds"}, {md.Spec.RevisionHistoryLimit, "revisionHistoryLimit"}} {
-		if f.v != nil && *f.v < 0 {
-			errs = append(errs, field.Invalid(spec.Child(f.name), *f.v, "must not be negative"))
-		}
-	}
-	if d := md.Spec.ProgressDeadlineSeconds; d != nil && *d <= 0 {
-		errs = append(errs, field.Invalid(spec.Child("progressDeadlineSeconds"), *d, "must be positive"))
-	}
-	if s := md.Spec.Strategy; s != nil && s.RollingUpdate != nil {
-		errs = append(errs, validateRollingUpdate(s.RollingUpdate, spec.Child("strategy", "rollingUpdate"))...)
-	}
-	return errs
-}
-
-// validateRollingUpdate accepts what Deployments accept: non-negative numbers or percentages,
-// maxUnavailable at most 100%, and not both 0.
-func validateRollingUpdate(ru *v1alpha1.MachineRollingUpdateDeployment, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	zero := func(v *intstr.IntOrString) bool {
-		return v != nil && (v.Type == intstr.Int && v.IntVal == 0 || v.Type == intstr.String && v.StrVal == "0%")
-	}
-	for _, f := range []struct {
-		v    *intstr.IntOrString
-		name string
-	}{{ru.MaxSurge, "maxSurge"}, {ru.MaxUnavailable, "maxUnavailable"}} {
-		if f.v == nil {
-			continue
-		}
-		n, err := intstr.GetScaledValueFromIntOrPercent(f.v, 100, true)
-		switch {
-		case err != nil:
-			errs = append(errs, field.Invalid(p.Child(f.name), f.v.String(), "must be an integer or a percentage such as 25%"))
-		case n < 0:
-			errs = append(errs, field.Invalid(p.Child(f.name), f.v.String(), "must not be negative"))
-		case f.name == "maxUnavailable" && f.v.Type == intstr.String && n > 100:
-			errs = append(errs, field.Invalid(p.Child(f.name), f.v.String(), "must not be more than 100%"))
-		}
-	}
-	surge0 := ru.MaxSurge == nil || zero(ru.MaxSurge) // maxSurge defaults to 1, but an explicit 0 counts
-	if ru.MaxSurge != nil && surge0 && zero(ru.MaxUnavailable) {
-		errs = append(errs, field.Invalid(p.Child("maxUnavailable"), ru.MaxUnavailable.String(),
-			"may not be 0 when maxSurge is 0: the rollout could never replace a machine"))
-	}
-	return errs
 }
 
 func ptr[T any](v T) *T { return &v }

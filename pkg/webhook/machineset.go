@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -18,7 +17,7 @@ func (v machineSetValidator) ValidateCreate(_ context.Context, obj runtime.Objec
 	if !ok {
 		return nil, fmt.Errorf("expected a MachineSet, got %T", obj)
 	}
-	return nil, invalid("MachineSet", ms.Name, v.opts.ValidateMachineSet(ms))
+	return nil, invalid("MachineSet", ms.Name, v.opts.checks().MachineSet(ms))
 }
 
 func (v machineSetValidator) ValidateUpdate(ctx context.Context, _, obj runtime.Object) (admission.Warnings, error) {
@@ -27,17 +26,4 @@ func (v machineSetValidator) ValidateUpdate(ctx context.Context, _, obj runtime.
 
 func (machineSetValidator) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
 	return nil, nil
-}
-
-// ValidateMachineSet checks a MachineSet without calling any cloud.
-func (o Options) ValidateMachineSet(ms *v1alpha1.MachineSet) field.ErrorList {
-	spec := field.NewPath("spec")
-	errs := validateReplicas(ms.Spec.Replicas, spec.Child("replicas"))
-	errs = append(errs, validateSelector(&ms.Spec.Selector, ms.Spec.Template.Labels, spec)...)
-	errs = append(errs, o.ValidateMachineSpec(ms.Namespace, &ms.Spec.Template.Spec, spec.Child("template", "spec"))...)
-	errs = append(errs, templateOwned(&ms.Spec.Template, spec.Child("template"))...)
-	if ms.Spec.MinReadySeconds < 0 {
-		errs = append(errs, field.Invalid(spec.Child("minReadySeconds"), ms.Spec.MinReadySeconds, "must not be negative"))
-	}
-	return errs
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/webhook/validation"
 )
 
 // Options are what admission needs to know about the controller it guards.
@@ -37,26 +38,12 @@ func controllerOwned(old, m *v1alpha1.Machine) []*field.Path {
 	if !equality.Semantic.DeepEqual(oldID, m.Spec.ProviderID) {
 		paths = append(paths, field.NewPath("spec", "providerID"))
 	}
-	for _, k := range stateKeys(oldAnn, m.Annotations) {
+	for _, k := range validation.StateKeys(oldAnn, m.Annotations) {
 		if oldAnn[k] != m.Annotations[k] {
 			paths = append(paths, field.NewPath("metadata", "annotations").Key(k))
 		}
 	}
 	return paths
-}
-
-// stateKeys lists the state annotation keys in any of the maps, sorted.
-func stateKeys(maps ...map[string]string) []string {
-	var keys []string
-	for _, m := range maps {
-		for k := range m {
-			if strings.HasSuffix(k, cloud.StateAnnotationSuffix) && !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // checkWriter refuses changes to the controller's fields from anyone but the controllers.
@@ -79,26 +66,5 @@ func (o Options) checkWriter(ctx context.Context, old, m *v1alpha1.Machine) fiel
 	return errs
 }
 
-// templateOwned refuses the controller's fields in a template: every Machine made from it
-// would carry them, with the controller as its writer.
-func templateOwned(tmpl *v1alpha1.MachineTemplateSpec, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if tmpl.Spec.ProviderID != nil {
-		errs = append(errs, field.Forbidden(p.Child("spec", "providerID"),
-			"names one Machine's server and is set by the machine-controller; a template may not carry it"))
-	}
-	for _, k := range stateKeys(tmpl.Annotations) {
-		errs = append(errs, field.Forbidden(p.Child("metadata", "annotations").Key(k),
-			"records what the machine-controller allocated for one Machine; a template may not carry it"))
-	}
-	return errs
-}
-
-// checkSpec runs the provider's admission check of the cloudProviderSpec, when there is one.
-func (o Options) checkSpec(namespace string, pc *v1alpha1.ProviderConfig, pv *field.Path) field.ErrorList {
-	check := o.SpecChecks[pc.CloudProvider]
-	if check == nil {
-		return nil
-	}
-	return check(namespace, pc.CloudProviderSpec, pv.Child("cloudProviderSpec"))
-}
+// checks are admission's checks of Machines and templates, with the providers' spec checks.
+func (o Options) checks() validation.Checks { return validation.Checks{Specs: o.SpecChecks} }

@@ -1,4 +1,4 @@
-package workers
+package workers_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -31,11 +32,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mds, err := MachineDeployments(res.Cluster)
+			mds, err := workers.MachineDeployments(res.Cluster)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Marshal(mds)
+			got, err := workers.Marshal(mds)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +64,7 @@ func TestShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mds, err := MachineDeployments(res.Cluster)
+	mds, err := workers.MachineDeployments(res.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestShape(t *testing.T) {
 		if md.Namespace != "kube-system" {
 			t.Errorf("%s: namespace %q", md.Name, md.Namespace)
 		}
-		if md.Spec.Selector.MatchLabels[PoolLabel] != md.Name || md.Spec.Template.Labels[PoolLabel] != md.Name {
+		if md.Spec.Selector.MatchLabels[workers.PoolLabel] != md.Name || md.Spec.Template.Labels[workers.PoolLabel] != md.Name {
 			t.Errorf("%s: selector %v does not match template labels %v", md.Name, md.Spec.Selector, md.Spec.Template.Labels)
 		}
 		if md.Spec.Template.Spec.Versions.Kubelet != "1.34.1" {
@@ -92,7 +93,7 @@ func TestShape(t *testing.T) {
 	if got := *mds[1].Spec.Strategy.RollingUpdate.MaxSurge; got != intstr.FromString("50%") {
 		t.Errorf("pool2 maxSurge %v", got)
 	}
-	if mds[0].Annotations[AutoscalerMinAnnotation] != "1" || mds[0].Annotations[AutoscalerMaxAnnotation] != "5" {
+	if mds[0].Annotations[workers.AutoscalerMinAnnotation] != "1" || mds[0].Annotations[workers.AutoscalerMaxAnnotation] != "5" {
 		t.Errorf("autoscaler annotations %v", mds[0].Annotations)
 	}
 }

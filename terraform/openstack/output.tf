@@ -10,12 +10,12 @@ output "slipway_api" {
 }
 
 output "slipway_hosts" {
-  description = "Control-plane hosts, reached over SSH through the bastion."
+  description = "Control-plane hosts: private addresses only, reached over SSH through the bastion."
   value = {
     control_plane = {
       cluster_name         = var.cluster_name
       cloud_provider       = "openstack"
-      public_address       = openstack_compute_instance_v2.control_plane[*].access_ip_v4
+      public_address       = []
       private_address      = openstack_compute_instance_v2.control_plane[*].access_ip_v4
       hostnames            = openstack_compute_instance_v2.control_plane[*].name
       ssh_user             = var.ssh_user
@@ -33,10 +33,15 @@ output "slipway_hosts" {
   }
 }
 
+# The pool's name is the MachineDeployment's (in kube-system) and the one the manifest's
+# workers[].name matches (examples/openstack.yaml sets pool1's flavor). Its servers carry the
+# cluster's name and UID in their metadata, set by the machine-controller, which refuses tags
+# with those keys (slipway-cluster, slipway-cluster-uid, machine-uid): `slipway config
+# machinedeployments` checks the pool as the controller will.
 output "slipway_workers" {
   description = "Worker pools created by the machine-controller. The manifest wins for any field it sets."
   value = {
-    "${var.cluster_name}-pool1" = {
+    pool1 = {
       replicas = var.worker_replicas
       providerSpec = {
         cloudProviderSpec = {
@@ -46,7 +51,6 @@ output "slipway_workers" {
           subnet           = openstack_networking_subnet_v2.cluster.name
           securityGroups   = [openstack_networking_secgroup_v2.nodes.name]
           availabilityZone = var.availability_zone
-          tags             = { "slipway-cluster" = var.cluster_name }
         }
         operatingSystem     = "ubuntu"
         operatingSystemSpec = { distUpgradeOnBoot = false }

@@ -114,6 +114,7 @@ func TestOpenStackQuickStart(t *testing.T) {
 		return err
 	})
 	checkOutputs(ctx, t, sim, dir)
+	checkExample(ctx, t, tf, dir)
 	checkLoadBalancer(t, sim)
 	checkHosts(ctx, t, sim, dir, filepath.Join(work, "id_ed25519"))
 

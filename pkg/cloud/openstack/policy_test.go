@@ -9,15 +9,18 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 )
 
+// specCase is a cloudProviderSpec checked under a policy, and the errors it must give.
+type specCase struct {
+	name   string
+	policy openstack.Policy
+	spec   string
+	want   []string // field: reason fragments, in order; none means accepted
+}
+
 // TestSpecCheck is what admission refuses of a cloudProviderSpec, under each policy.
 func TestSpecCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
-	for _, tc := range []struct {
-		name   string
-		policy openstack.Policy
-		spec   string
-		want   []string // field: reason fragments, in order; none means accepted
-	}{
+	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"a":"b"},"configDrive":true}`, nil},
 		{"the cloud and the identity", openstack.Policy{}, `{"identityEndpoint":"https://k/v3","tenantName":"t","region":"r","password":""}`,
 			[]string{"spec.identityEndpoint: Forbidden", "spec.tenantName: Forbidden", "spec.region: Forbidden"}},
@@ -30,15 +33,47 @@ func TestSpecCheck(t *testing.T) {
 		{"not an object is the controller's to report", openstack.Policy{}, `[1]`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := tc.policy.SpecCheck()("team", []byte(tc.spec), field.NewPath("spec"))
-			if len(errs) != len(tc.want) {
-				t.Fatalf("got %v, want %v", errs, tc.want)
-			}
-			for i, e := range errs {
-				if !strings.Contains(e.Error(), tc.want[i]) {
-					t.Errorf("error %d is %q, want %q", i, e.Error(), tc.want[i])
-				}
-			}
+			wantErrors(t, tc.policy.SpecCheck()("team", []byte(tc.spec), field.NewPath("spec")), tc.want)
 		})
+	}
+}
+
+// TestControllerCheck is what the controller refuses of a cloudProviderSpec before it calls
+// the cloud, under each policy: admission's check, strict decoding and the spec's own rules.
+// slipway runs it on the pools it renders, so each case here is one a pool fails before apply.
+func TestControllerCheck(t *testing.T) {
+	allow := openstack.Policy{AllowMachineCloud: true}
+	for _, tc := range []specCase{
+		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"team":"a"},"network":"n","securityGroups":["sg"]}`, nil},
+		{"the controller's own tags", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster":"demo"}}`,
+			[]string{"spec.tags[slipway-cluster]: Forbidden: slipway-cluster is set by the machine-controller"}},
+		{"the cluster UID and the Machine's UID", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster-uid":"u"}}`,
+			[]string{"spec.tags[slipway-cluster-uid]: Forbidden"}},
+		{"region, by default", openstack.Policy{}, `{"flavor":"f","image":"i","region":"RegionOne"}`,
+			[]string{"spec.region: Forbidden: chooses the cloud or the identity"}},
+		{"region, allowed", allow, `{"flavor":"f","image":"i","region":"RegionOne"}`, nil},
+		{"no image or flavor", openstack.Policy{}, `{"network":"n"}`,
+			[]string{"spec.image: Required value", "spec.flavor: Required value"}},
+		{"unknown field", openstack.Policy{}, `{"flavor":"f","image":"i","flavour":"g"}`, []string{"spec.flavour: Forbidden: unknown field"}},
+		{"a reference cannot be read here", openstack.Policy{}, `{"flavor":{"configMapKeyRef":{"name":"c","key":"f"}},"image":"i"}`,
+			[]string{"spec.flavor.configMapKeyRef: Invalid value: \"c\": references cannot be resolved here"}},
+		{"not an object", openstack.Policy{}, `[1]`, []string{"spec: Invalid value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantErrors(t, tc.policy.ControllerCheck()("kube-system", []byte(tc.spec), field.NewPath("spec")), tc.want)
+		})
+	}
+}
+
+// wantErrors fails unless errs are one error per entry of want, each containing it.
+func wantErrors(t *testing.T, errs field.ErrorList, want []string) {
+	t.Helper()
+	if len(errs) != len(want) {
+		t.Fatalf("got %v, want %v", errs, want)
+	}
+	for i, e := range errs {
+		if !strings.Contains(e.Error(), want[i]) {
+			t.Errorf("error %d is %q, want %q", i, e.Error(), want[i])
+		}
 	}
 }

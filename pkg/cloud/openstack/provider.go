@@ -173,20 +173,17 @@ func (p *Provider) decode(ctx context.Context, m *v1alpha1.Machine) (*Spec, cred
 		return nil, credentials{}, invalid("cloudProvider is %q; this provider serves openstack", pc.CloudProvider)
 	}
 	// What admission refuses is refused here again, before any reference is read: admission
-	// can be bypassed (removed, or failing open), this cannot.
-	if errs := p.opts.Policy.SpecCheck()(m.Namespace, pc.CloudProviderSpec, specPath); len(errs) > 0 {
-		return nil, credentials{}, invalid("%v", errs.ToAggregate())
-	}
-	spec, err := DecodeSpec(ctx, pc.CloudProviderSpec, m.Namespace, p.opts.Resolver, specPath)
+	// can be bypassed (removed, or failing open), this cannot. slipway runs the same checks on
+	// the specs it renders, before apply (ControllerCheck).
+	spec, err := p.opts.Policy.checkedSpec(ctx, pc.CloudProviderSpec, m.Namespace, p.opts.Resolver, specPath)
 	if err != nil {
 		if _, isField := err.(interface{ Errors() []error }); isField {
 			return nil, credentials{}, invalid("%v", err)
 		}
 		return nil, credentials{}, err
 	}
-	errs := spec.validate(specPath)
-	creds, cerrs := credentialsOf(spec, p.opts.LookupEnv, p.opts.Policy, specPath)
-	if errs = append(errs, cerrs...); len(errs) > 0 {
+	creds, errs := credentialsOf(spec, p.opts.LookupEnv, p.opts.Policy, specPath)
+	if len(errs) > 0 {
 		return nil, credentials{}, invalid("%v", errs.ToAggregate())
 	}
 	return spec, creds, nil

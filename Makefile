@@ -170,7 +170,7 @@ bench-controller: ## scale 0→500→0 and hold 5,000 machines; figures go to te
 
 # ---- OpenStack provider and simulator (issue 7): pkg/cloud/openstack, test/openstack-sim -----
 OPENSTACK_SIM_LISTEN ?= 127.0.0.1:8774
-.PHONY: test-openstack bench-openstack openstack-sim
+.PHONY: test-openstack bench-openstack bench-cloudboot openstack-sim
 test-openstack: ## OpenStack provider and simulator tests (with the real openstack CLI against it), and the controller scenarios on them against a real kube-apiserver (about 7 minutes warm)
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
 	$(GO) test -count=1 -timeout 30m ./pkg/cloud/openstack/... ./test/openstack-sim/... ./test/bench/openstack/...
@@ -179,6 +179,9 @@ bench-openstack: ## OpenStack calls per machine at 0→500: the provider alone, 
 	for v in network subnet fip bfv; do $(GO) run ./test/bench/openstack -machines 500 -latency 20ms -variant $$v; done
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
 	$(GO) test ./pkg/cloud/openstack/integration -run '^$$' -bench Scale500 -benchtime 1x -timeout 30m
+
+bench-cloudboot: ci-deps ci-docker ## OpenStack in a box: server create to SSH and to cloud-init done (1 and 5 at once), API latency; figures in test/bench/cloudboot.md
+	$(GO) run ./test/bench/cloudboot -servers 1,5 -rounds 3
 
 openstack-sim: ## run the OpenStack simulator standalone on OPENSTACK_SIM_LISTEN (prints OS_* variables)
 	$(GO) run ./test/openstack-sim --listen $(OPENSTACK_SIM_LISTEN)

@@ -30,7 +30,9 @@ fi
 if [ ! -s /etc/machine-id ]; then
   tr -d '-' </proc/sys/kernel/random/uuid >/etc/machine-id
 fi
-if ! ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1; then
+# A cloud server (booted with a config drive, below) gets them from cloud-init, as a cloud image
+# does; making them here as well would cost every boot a second RSA key.
+if [ ! -d /var/lib/cloud/seed/config_drive ] && ! ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1; then
   ssh-keygen -A >/dev/null
 fi
 

@@ -61,3 +61,18 @@ func gcfgQuote(v string) (string, error) {
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`, nil
 }
+
+// Secrets returns the values among creds that output and errors must hide: the password or the
+// application credential's secret, as given and as cloud.conf quotes them.
+func Secrets(creds map[string]string) []string {
+	var out []string
+	for _, k := range []string{"OS_PASSWORD", "OS_APPLICATION_CREDENTIAL_SECRET"} {
+		if v := creds[k]; v != "" {
+			out = append(out, v)
+			if q, err := gcfgQuote(v); err == nil {
+				out = append(out, q[1:len(q)-1])
+			}
+		}
+	}
+	return out
+}

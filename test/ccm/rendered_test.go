@@ -161,6 +161,17 @@ func TestRenderedCCMInitializesNode(t *testing.T) {
 			"want providerID " + want + " and no uninitialized taint; have " + nodeState(node)
 	})
 	t.Logf("initialized by the rendered CCM: %s", nodeState(node))
+
+	// Whatever the CCM's controllers did, the RBAC the manifests grant allowed it.
+	out, err := os.ReadFile(ccm.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "forbidden") {
+			t.Errorf("the CCM was refused by RBAC: %s", line)
+		}
+	}
 }
 
 // configMount is where the DaemonSet mounts the cloud.conf Secret.

@@ -146,7 +146,7 @@ func TestSecretsAreNotEchoed(t *testing.T) {
 		{"credentials in a mirror URL", []string{"config", "dump", "-m", write("mirror.yaml", head+host+
 			"containerRuntime: {containerd: {registries: {docker.io: {mirrors: ['https://user:"+secret+"@mirror.example.com']}}}}\n")}, ExitConfig, "must not hold credentials"},
 		{"a cloud configuration", []string{"config", "dump", "-m", write("cloud.yaml", head+host+
-			"cloudProvider: {openstack: {}, cloudConfig: \"[Global]\\npassword = "+secret+"\"}\n")}, ExitConfig, "cloudProvider.cloudConfig: Forbidden: not implemented yet"},
+			"cloudProvider: {openstack: {}, external: true, cloudConfig: \"[Global]\\npassword = "+secret+"\"}\n")}, ExitConfig, "cloudProvider.cloudConfig: Forbidden: not supported"},
 		{"an agent socket variable that holds no socket", []string{"config", "dump", "-m", write("agent.yaml", head+
 			"controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshAgentSocket: 'env:SLIPWAY_TEST_NOT_A_SOCKET'}]}\n")}, ExitConfig,
 			"the variable SLIPWAY_TEST_NOT_A_SOCKET does not hold the path of an existing Unix socket (its value is not shown)"},

@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
@@ -30,7 +31,8 @@ type Desired struct {
 // Desire renders what the manifest c asks for, given what the probe saw: each host's
 // prerequisites script depends on its OS, and an existing MachineDeployment keeps its kubelet
 // version unless upgradeMDs. Besides its arguments it reads only the registries' CA files and
-// the machine-controller's credentials from the environment; it changes nothing.
+// the OpenStack credentials of the machine-controller and the cloud-controller-manager from the
+// environment; it changes nothing.
 func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
 	d := &Desired{
 		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
@@ -76,6 +78,11 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		}
 		d.Rendered.MachineControllerHash = h
 		d.Plan.Addons["machine-controller"] = h
+	}
+	if ccmdeploy.Wanted(c) {
+		if err := cloudController(c, d); err != nil {
+			return nil, err
+		}
 	}
 	if d.Plan.ImageArchive, err = phases.ImageArchiveHash(c); err != nil {
 		return nil, err
@@ -149,4 +156,31 @@ func machineControllerHash(c *v1beta1.Cluster) (string, error) {
 		parts = append(parts, []byte(k+"="+creds[k]))
 	}
 	return applied.Hash(parts...), nil
+}
+
+// cloudController renders the OpenStack cloud-controller-manager, with its cloud.conf from the
+// same credentials as the machine-controller's, and the hash the plan compares. The plan carries
+// only the hash: the credentials stay in the rendered Secret, which no output shows.
+func cloudController(c *v1beta1.Cluster, d *Desired) error {
+	creds, err := mcdeploy.Credentials(os.Getenv)
+	if err != nil {
+		return err
+	}
+	objs, err := ccmdeploy.Render(c, creds)
+	if err != nil {
+		return err
+	}
+	var parts [][]byte
+	for _, o := range objs {
+		b, err := o.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		parts = append(parts, b)
+	}
+	d.Rendered.CloudController = objs
+	d.Rendered.CloudControllerHash = applied.Hash(parts...)
+	d.Rendered.CloudControllerSecrets = ccmdeploy.Secrets(creds)
+	d.Plan.Addons["cloud-controller-manager"] = d.Rendered.CloudControllerHash
+	return nil
 }

@@ -151,6 +151,8 @@ func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (
 		SSHPublicKeys:     pc.SSHPublicKeys,
 		Taints:            []bootstrap.Taint{{Key: v1alpha1.NotReadyTaintKey, Effect: string(corev1.TaintEffectNoSchedule)}},
 		DistUpgradeOnBoot: osSpec.DistUpgradeOnBoot,
+		// The cloud-controller-manager initializes the Node; without it none would.
+		ExternalCloudProvider: r.opts.Join.ExternalCloudProvider,
 	})
 	if err != nil {
 		return "", fmt.Errorf("rendering user-data of machine %s/%s: %w", m.Namespace, m.Name, err)

@@ -58,6 +58,10 @@ type JoinOptions struct {
 	CACertHash string
 	// PackageRepository is the base URL of the pkgs.k8s.io-style apt repository.
 	PackageRepository string
+	// ExternalCloudProvider starts new Machines' kubelets with --cloud-provider=external: their
+	// Nodes wait, tainted uninitialized, for the cloud-controller-manager to set their provider
+	// ID, addresses and zone.
+	ExternalCloudProvider bool
 }
 
 // Defaults returns o with every zero field set to its default.

@@ -19,13 +19,14 @@ var credentialVars = []string{
 	"OS_APPLICATION_CREDENTIAL_SECRET", "OS_CACERT", cloud.EnvAllowMachineCloud, cloud.EnvAllowHTTP,
 }
 
-// Credentials collects the controller's cloud configuration from the environment for its
+// Credentials collects the cloud configuration from the environment for the machine-controller's
 // Secret, which is all the controller knows of the cloud: the OpenStack credentials, the CA
 // (OS_CACERT names a file here; the Secret carries its PEM content, which the controller's pod
 // could not read otherwise), and the variables by which an operator lets Machines choose their
 // own cloud (SLIPWAY_ALLOW_MACHINE_CLOUD) or accepts an http:// Keystone (SLIPWAY_ALLOW_HTTP).
 // It checks that one complete set is present and names what is missing; it never returns or
-// logs the values in an error.
+// logs the values in an error. The OpenStack cloud-controller-manager's cloud.conf is built from
+// the same result (pkg/ccmdeploy), so that both reach the cloud as one identity.
 func Credentials(getenv func(string) string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, k := range credentialVars {
@@ -73,7 +74,7 @@ func Credentials(getenv func(string) string) (map[string]string, error) {
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, fmt.Errorf("cloudProvider.openstack: the machine-controller needs OpenStack credentials from the environment; missing %s (source your openrc file)", strings.Join(missing, ", "))
+		return nil, fmt.Errorf("cloudProvider.openstack: the machine-controller and the cloud-controller-manager need OpenStack credentials from the environment; missing %s (source your openrc file)", strings.Join(missing, ", "))
 	}
 	return out, nil
 }

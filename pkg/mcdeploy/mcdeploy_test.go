@@ -17,7 +17,8 @@ import (
 
 func TestRender(t *testing.T) {
 	c := &v1beta1.Cluster{Name: "prod", MachineController: v1beta1.MachineController{Image: "registry.example.com/mc:v1"},
-		Assets: v1beta1.Assets{Packages: &v1beta1.PackageAssets{BaseURL: "https://pkgs.example.com"}}}
+		CloudProvider: v1beta1.CloudProvider{OpenStack: &v1beta1.OpenStackCloud{}, External: true},
+		Assets:        v1beta1.Assets{Packages: &v1beta1.PackageAssets{BaseURL: "https://pkgs.example.com"}}}
 	objs, err := Render(c, []byte("CA"))
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +34,8 @@ func TestRender(t *testing.T) {
 			ctrs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
 			ctr := ctrs[0].(map[string]any)
 			args := strings.Join(toStrings(ctr["args"]), " ")
-			if ctr["image"] != "registry.example.com/mc:v1" || !strings.Contains(args, "--cluster-name=prod") || !strings.Contains(args, "--package-repository=https://pkgs.example.com") {
+			if ctr["image"] != "registry.example.com/mc:v1" || !strings.Contains(args, "--cluster-name=prod") || !strings.Contains(args, "--package-repository=https://pkgs.example.com") ||
+				!strings.Contains(args, "--external-cloud-provider") {
 				t.Errorf("deployment container %v", ctr)
 			}
 			if ctr["envFrom"] == nil {

@@ -81,6 +81,10 @@ func configureDeployment(o *unstructured.Unstructured, c *v1beta1.Cluster) error
 	if p := c.Assets.Packages; p != nil {
 		args = append(args, "--package-repository="+p.BaseURL)
 	}
+	if c.CloudProvider.External {
+		// Pool machines' kubelets wait for the cloud-controller-manager, like the hosts'.
+		args = append(args, "--external-cloud-provider")
+	}
 	anyArgs := make([]any, len(args))
 	for i, a := range args {
 		anyArgs[i] = a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/images"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/scripts"
@@ -92,7 +93,8 @@ func absent(refs []string, listed string) []string {
 }
 
 // ImageArchiveHash checks machineController.imageArchive before anything changes: it must be
-// an image archive holding the machine-controller image the manifest deploys. It returns the
+// an image archive holding the machine-controller image the manifest deploys, and the OpenStack
+// cloud-controller-manager's when the manifest deploys that. It returns the
 // archive's content hash, which the plan compares with what each control plane imported, or ""
 // without an archive.
 func ImageArchiveHash(c *v1beta1.Cluster) (string, error) {
@@ -107,6 +109,18 @@ func ImageArchiveHash(c *v1beta1.Cluster) (string, error) {
 	if mc.Deploy != nil && *mc.Deploy && !slices.Contains(refs, mc.Image) {
 		return "", fmt.Errorf("machineController.imageArchive %s holds %s, not the machine-controller image %s (machineController.image, or its default under registryConfiguration.overwriteRegistry)",
 			mc.ImageArchive, strings.Join(refs, ", "), mc.Image)
+	}
+	if ccmdeploy.Wanted(c) {
+		// The cloud-controller-manager runs on the control planes, which the archive is imported
+		// into: it must hold the image the DaemonSet names.
+		img, err := ccmdeploy.Image(c)
+		if err != nil {
+			return "", err
+		}
+		if !slices.Contains(refs, img) {
+			return "", fmt.Errorf("machineController.imageArchive %s holds %s, not the cloud-controller-manager image %s (cloudProvider.external; under registryConfiguration.overwriteRegistry when that is set)",
+				mc.ImageArchive, strings.Join(refs, ", "), img)
+		}
 	}
 	return hash, nil
 }

@@ -131,10 +131,11 @@ func TestImageArchiveHash(t *testing.T) {
 	os.WriteFile(notArchive, []byte("not a tar"), 0o644)
 	deploy, none := true, false
 	tests := []struct {
-		name string
-		mc   v1beta1.MachineController
-		reg  *v1beta1.RegistryConfiguration
-		want string // error substring; "" for success
+		name     string
+		mc       v1beta1.MachineController
+		reg      *v1beta1.RegistryConfiguration
+		external bool
+		want     string // error substring; "" for success
 	}{
 		{name: "no archive", mc: v1beta1.MachineController{}},
 		{name: "the default image", mc: v1beta1.MachineController{ImageArchive: archive}},
@@ -143,13 +144,17 @@ func TestImageArchiveHash(t *testing.T) {
 		{name: "the default under overwriteRegistry", mc: v1beta1.MachineController{ImageArchive: archive},
 			reg: &v1beta1.RegistryConfiguration{OverwriteRegistry: "registry.example.com"}, want: "registry.example.com/slipway-dev/machine-controller:v9.9.9"},
 		{name: "the CCM only, without the machine-controller", mc: v1beta1.MachineController{ImageArchive: archive, Deploy: &none, Image: "x.io/mc:v1"}},
+		{name: "with the cloud-controller-manager", mc: v1beta1.MachineController{ImageArchive: archive}, external: true},
+		{name: "the cloud-controller-manager under overwriteRegistry", mc: v1beta1.MachineController{ImageArchive: archive, Deploy: &none},
+			reg: &v1beta1.RegistryConfiguration{OverwriteRegistry: "registry.example.com"}, external: true,
+			want: "not the cloud-controller-manager image registry.example.com/provider-os/openstack-cloud-controller-manager:v1.34.1"},
 		{name: "deployed explicitly", mc: v1beta1.MachineController{ImageArchive: archive, Deploy: &deploy}},
 		{name: "missing file", mc: v1beta1.MachineController{ImageArchive: archive + ".gone"}, want: "no such file"},
 		{name: "not an archive", mc: v1beta1.MachineController{ImageArchive: notArchive}, want: "machineController.imageArchive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &v1beta1.Cluster{Name: "unit", MachineController: tt.mc, RegistryConfiguration: tt.reg, CloudProvider: v1beta1.CloudProvider{OpenStack: &v1beta1.OpenStackCloud{}}}
+			c := &v1beta1.Cluster{Name: "unit", MachineController: tt.mc, RegistryConfiguration: tt.reg, CloudProvider: v1beta1.CloudProvider{OpenStack: &v1beta1.OpenStackCloud{}, External: tt.external}}
 			v1beta1.SetDefaults(c, "v9.9.9")
 			hash, err := ImageArchiveHash(c)
 			switch {

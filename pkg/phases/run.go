@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/etcd"
@@ -55,6 +57,13 @@ type Rendered struct {
 	MachineDeployments, KubeletBumps []byte
 	// MachineControllerHash is the machine-controller's hash that the plan compared.
 	MachineControllerHash string
+	// CloudController holds the OpenStack cloud-controller-manager's objects, its cloud.conf
+	// Secret first, and CloudControllerHash their hash that the plan compared. The Secret holds
+	// the OpenStack credentials, and CloudControllerSecrets the values among them to hide from
+	// output and errors: never log the objects.
+	CloudController        []*unstructured.Unstructured
+	CloudControllerHash    string
+	CloudControllerSecrets []string
 }
 
 // Run is what the phases of one apply run share. NewRun builds it, and nothing changes it

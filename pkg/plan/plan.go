@@ -24,6 +24,7 @@ const (
 	StepUpgradeLeader     = "upgrade-control-plane-leader"
 	StepUpgradeNode       = "upgrade-node"
 	StepImportImages      = "import-images"
+	StepCloudController   = "cloud-controller-manager"
 	StepMachineController = "machine-controller"
 	StepMachineDeployment = "machine-deployments"
 	StepWaitReady         = "wait-nodes-ready"
@@ -34,7 +35,8 @@ const (
 var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepInstall, StepInit, StepInitFinish, StepCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
-	StepNodeMetadata, StepWaitReady, StepImportImages, StepMachineController, StepMachineDeployment,
+	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
+	StepMachineDeployment,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -89,7 +91,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	b.upgrades() // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
 	b.nodes()    // serving certificates approved, Node metadata, every node Ready
 	b.images()   // machineController.imageArchive into the control planes' containerd
-	b.addons()   // the machine-controller, then the MachineDeployments
+	b.addons()   // the cloud-controller-manager, the machine-controller, then the MachineDeployments
 	return b.plan, nil
 }
 

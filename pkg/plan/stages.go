@@ -135,9 +135,12 @@ func (b *builder) nodes() {
 	}
 }
 
-// addons applies the machine-controller and the MachineDeployments when what the manifest
-// renders differs from what was applied last.
+// addons applies the OpenStack cloud-controller-manager, the machine-controller and the
+// MachineDeployments when what the manifest renders differs from what was applied last. The
+// cloud-controller-manager comes after the image archive's import (it may come from there) and
+// before the machine-controller, whose machines' Nodes it initializes.
 func (b *builder) addons() {
+	b.addon("cloud-controller-manager", StepCloudController)
 	b.addon("machine-controller", StepMachineController)
 	b.addon("machine-deployments", StepMachineDeployment)
 }

@@ -4,18 +4,30 @@ package v1beta1
 type CloudProvider struct {
 	// OpenStack: the cluster runs on OpenStack. Credentials are read from the usual OS_*
 	// environment variables when slipway runs (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD,
-	// OS_DOMAIN_NAME, OS_PROJECT_NAME or OS_PROJECT_ID, OS_REGION_NAME, or
-	// OS_APPLICATION_CREDENTIAL_ID and OS_APPLICATION_CREDENTIAL_SECRET) and stored in a Secret for
-	// the machine-controller; they never appear in the manifest.
+	// OS_USER_DOMAIN_NAME or OS_DOMAIN_NAME, OS_PROJECT_NAME or OS_PROJECT_ID,
+	// OS_PROJECT_DOMAIN_NAME, OS_REGION_NAME, OS_CACERT, or OS_APPLICATION_CREDENTIAL_ID and
+	// OS_APPLICATION_CREDENTIAL_SECRET) and stored in Secrets for the machine-controller and the
+	// cloud-controller-manager; they never appear in the manifest, in `config dump` or in a plan.
+	// OpenStack requires external: true.
 	OpenStack *OpenStackCloud `json:"openstack,omitempty"`
 	// None: bare metal or any machines without a cloud integration. Workers cannot be used.
 	None *NoneCloud `json:"none,omitempty"`
-	// External runs the out-of-tree cloud controller manager for the provider.
+	// External runs the provider's out-of-tree cloud-controller-manager, and every kubelet with
+	// --cloud-provider=external: a new Node stays tainted
+	// node.cloudprovider.kubernetes.io/uninitialized until the cloud-controller-manager has set
+	// its provider ID, addresses and zone labels. Kubernetes no longer ships an in-tree
+	// OpenStack provider, so openstack without external: true is refused, not defaulted: an
+	// existing cluster's kubelets would change how they register. With openstack, apply deploys
+	// the OpenStack cloud-controller-manager (the image `make image` builds,
+	// registry.k8s.io/provider-os/openstack-cloud-controller-manager, under
+	// registryConfiguration.overwriteRegistry when that is set) as a DaemonSet on the control
+	// planes in kube-system, with its cloud.conf in the Secret
+	// openstack-cloud-controller-manager-config built from the same OS_* credentials as the
+	// machine-controller's. Not allowed with none.
 	External bool `json:"external,omitempty"`
-	// CloudConfig is reserved for the provider's cloud.conf and must be empty: slipway does not
-	// pass a cloud configuration to anything yet, and a value here is refused rather than
-	// ignored. The OpenStack cloud controller manager will get its cloud.conf from the same
-	// OS_* credentials as the machine-controller, never from the manifest.
+	// CloudConfig is reserved for the provider's cloud.conf and must be empty: a value here is
+	// refused rather than ignored. The OpenStack cloud-controller-manager gets its cloud.conf
+	// from the same OS_* credentials as the machine-controller, never from the manifest.
 	CloudConfig string `json:"cloudConfig,omitempty"`
 }
 

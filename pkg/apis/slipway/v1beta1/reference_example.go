@@ -83,7 +83,7 @@ func referenceCluster() Cluster {
 			KubeProxy:         KubeProxy{Mode: DefaultKubeProxyMode, ConntrackMaxPerCore: &conntrack},
 			UpstreamDNS:       []string{"192.0.2.53"},
 		},
-		CloudProvider: CloudProvider{OpenStack: &OpenStackCloud{}},
+		CloudProvider: CloudProvider{OpenStack: &OpenStackCloud{}, External: true},
 		ContainerRuntime: ContainerRuntime{Containerd: Containerd{Registries: map[string]ContainerdRegistry{
 			"docker.io": {
 				Mirrors:   []string{"https://mirror.example.com"},

@@ -28,12 +28,19 @@ func validateCloud(c *Cluster) field.ErrorList {
 	if c.CloudProvider.None != nil && c.CloudProvider.External {
 		return field.ErrorList{field.Forbidden(p.Child("external"), "an external cloud controller manager needs a cloud provider other than none")}
 	}
+	var errs field.ErrorList
+	if c.CloudProvider.OpenStack != nil && !c.CloudProvider.External {
+		// Kubernetes has had no in-tree OpenStack provider since v1.26: without the external
+		// cloud controller manager no one would initialize the Nodes of the cloud's servers.
+		errs = append(errs, field.Required(p.Child("external"), "cloudProvider.openstack needs the external OpenStack cloud-controller-manager "+
+			"(Kubernetes has no in-tree OpenStack provider): set cloudProvider.external: true"))
+	}
 	if c.CloudProvider.CloudConfig != "" {
 		// Forbidden does not repeat the value, which holds credentials.
-		return field.ErrorList{field.Forbidden(p.Child("cloudConfig"), "not implemented yet: slipway passes no cloud configuration to anything, "+
-			"and the cloud controller manager will build its cloud.conf from the OS_* credentials in the environment; remove this field")}
+		errs = append(errs, field.Forbidden(p.Child("cloudConfig"), "not supported: the cloud-controller-manager's cloud.conf is built from the "+
+			"OS_* credentials in the environment, never from the manifest; remove this field"))
 	}
-	return nil
+	return errs
 }
 
 func validateRuntime(c *Cluster) field.ErrorList {

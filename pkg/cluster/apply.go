@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -27,6 +28,10 @@ type ApplyOptions struct {
 	Parallel int
 	// UpgradeMachineDeployments bumps the kubelet version of existing MachineDeployments.
 	UpgradeMachineDeployments bool
+	// WaitPools waits, after the plan's other steps, until every worker pool's Machines are
+	// Ready Nodes, for at most PoolTimeout (0: phases.DefaultPoolTimeout).
+	WaitPools   bool
+	PoolTimeout time.Duration
 	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
@@ -62,6 +67,9 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if !opts.WaitPools {
+		desired.Plan.WaitPools = nil
+	}
 	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err
@@ -83,9 +91,15 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		run := phases.NewRun(phases.Config{
 			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
 			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log, Secrets: t.Secrets,
+			PoolTimeout: opts.PoolTimeout,
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		if err := printPools(ctx, api, desired.Rendered, opts.Out); err != nil {
 			return err
 		}
 	}

@@ -70,6 +70,9 @@ with the worker pools as the run left them: {"pools": [{"name", "replicas", "rea
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
+			if opts.PoolTimeout <= 0 {
+				return usageErrorf("--pools-timeout %s: must be positive", opts.PoolTimeout)
+			}
 			res, err := load(cmd, g, s)
 			if err != nil {
 				return err
@@ -82,9 +85,6 @@ with the worker pools as the run left them: {"pools": [{"name", "replicas", "rea
 			opts.JSON = output == "json"
 			opts.Parallel = sf.parallel
 			opts.UpgradeMachineDeployments = upgrade
-			if opts.PoolTimeout <= 0 {
-				return usageErrorf("--pools-timeout %s: must be positive", opts.PoolTimeout)
-			}
 			opts.Out, opts.Log = s.Out, s.Out
 			if opts.JSON {
 				opts.Log = s.Err

@@ -126,10 +126,13 @@ func TestWaitPools(t *testing.T) {
 	}
 	out := r.log()
 	t.Logf("progress:\n%s", out)
-	for _, want := range []string{"Machine of pool good, phase", "server ACTIVE, openstack:///", "address ", "registered after ", "] Ready after ", "[] pool good: 1 of 1 Machines Ready"} {
+	for _, want := range []string{"Machine of pool good created, phase", "server ACTIVE, openstack:///", "address ", "registered after ", "] Ready after ", "[] pool good: 1 of 1 Machines Ready"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the progress lacks %q:\n%s", want, out)
 		}
+	}
+	if reg, ready := afterOf(t, out, " registered after "), afterOf(t, out, "] Ready after "); ready < reg {
+		t.Errorf("Ready after %s, before the Node registered (after %s)", ready, reg)
 	}
 	if n := strings.Count(out, "] Ready after "); n != 1 {
 		t.Errorf("Ready reported %d times, want once:\n%s", n, out)
@@ -213,7 +216,7 @@ func TestWaitPools(t *testing.T) {
 			t.Errorf("the timeout error lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"console line 10 of", "pool good", "0123456789abcdef", "\x1b", "\r"} {
+	for _, bad := range []string{"last error", "console line 10 of", "pool good", "0123456789abcdef", "\x1b", "\r"} {
 		if strings.Contains(msg, bad) {
 			t.Errorf("the timeout error holds %q", bad)
 		}
@@ -235,4 +238,22 @@ func poolDeployment(t *testing.T, ns, name string) *v1alpha1.MachineDeployment {
 		t.Fatal(err)
 	}
 	return envtest.MachineDeployment(ns, name, map[string]string{"pool": name}, 1, 1, raw)
+}
+
+// afterOf is the time in the first progress line holding marker.
+func afterOf(t *testing.T, out, marker string) time.Duration {
+	t.Helper()
+	i := strings.Index(out, marker)
+	if i < 0 {
+		return 0
+	}
+	rest := out[i+len(marker):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	d, err := time.ParseDuration(rest)
+	if err != nil {
+		t.Fatalf("progress line %q: %v", out[i:], err)
+	}
+	return d
 }

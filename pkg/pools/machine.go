@@ -62,6 +62,10 @@ func machine(m *v1alpha1.Machine, node *corev1.Node, now time.Time) Machine {
 		ready := kube.ReadyCondition(node).LastTransitionTime
 		out.milestones = append(out.milestones, milestone{"Ready", since(ready)})
 	}
+	// Conditions keep whole seconds, and each is set by its own writer: keep the steps in order.
+	for i := 1; i < len(out.milestones); i++ {
+		out.milestones[i].after = max(out.milestones[i].after, out.milestones[i-1].after)
+	}
 	elapsed := now.Sub(created)
 	if out.Ready {
 		elapsed = out.milestones[len(out.milestones)-1].after

@@ -48,8 +48,12 @@ func Wait(ctx context.Context, c *kube.Client, namespace string, names []string,
 			o.Progress(machine, fmt.Sprintf(format, args...))
 		}
 	}
-	err := wait.PollUntilContextTimeout(ctx, kube.Poll, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		pools, err := Status(ctx, c, namespace, names)
+	err := wait.PollUntilContextTimeout(ctx, kube.Poll, o.Timeout, true, func(context.Context) (bool, error) {
+		// Each look gets the run's context, not the wait's: the wait's deadline would cut the
+		// last look short and leave an error of its own making as the last one seen.
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		pools, err := Status(sctx, c, namespace, names)
 		if err != nil {
 			lastErr = err // the API may be briefly unavailable; the timeout reports it
 			return false, nil
@@ -66,7 +70,7 @@ func Wait(ctx context.Context, c *kube.Client, namespace string, names []string,
 				case !known && first && m.Ready:
 					n = len(m.milestones)
 				case !known:
-					progress(m.Name, "Machine of pool %s, phase %s", p.Name, orNone(m.Phase))
+					progress(m.Name, "Machine of pool %s created, phase %s", p.Name, orNone(m.Phase))
 				}
 				for ; n < len(m.milestones); n++ {
 					progress(m.Name, "%s after %s", m.milestones[n].what, m.milestones[n].after.Round(time.Second))
@@ -117,7 +121,7 @@ func timeoutError(ctx context.Context, o Options, pools []Pool, lastErr error) e
 			if m.Ready {
 				continue
 			}
-			fmt.Fprintf(&b, "\n  Machine %s: phase %s, after %s; %s", m.Name, orNone(m.Phase), m.Elapsed, conditions(m.conditions))
+			fmt.Fprintf(&b, "\n  Machine %s: phase %s, created %s ago; %s", m.Name, orNone(m.Phase), m.Elapsed, conditions(m.conditions))
 			if m.ProviderID != "" {
 				fmt.Fprintf(&b, "; server %s", m.ProviderID)
 			}

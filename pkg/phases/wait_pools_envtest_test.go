@@ -222,6 +222,19 @@ func TestWaitPools(t *testing.T) {
 		}
 	}
 
+	// A Machine with a terminal error ends the wait long before its timeout, with the error.
+	if err := env.Client.Create(ctx, poolDeployment(t, ns, "broken")); err != nil {
+		t.Fatal(err)
+	}
+	r = &poolsRun{kc: kc, names: []string{"broken"}, timeout: 2 * time.Minute, env: cloudEnv}
+	began = time.Now()
+	err = waitPools(ctx, r, ns)
+	t.Logf("failed Machine after %s: %v", time.Since(began), err)
+	if err == nil || !strings.HasPrefix(err.Error(), "a Machine of the worker pools failed") || !strings.Contains(err.Error(), "phase Failed") ||
+		!strings.Contains(err.Error(), "no-such-flavor") || time.Since(began) > time.Minute {
+		t.Errorf("waiting for a pool whose Machine fails: %v", err)
+	}
+
 	// Without credentials for the cloud, the error says so and keeps the rest.
 	r = &poolsRun{kc: kc, names: []string{"stuck"}, timeout: time.Second, env: map[string]string{}}
 	err = waitPools(ctx, r, ns)
@@ -232,8 +245,12 @@ func TestWaitPools(t *testing.T) {
 
 func poolDeployment(t *testing.T, ns, name string) *v1alpha1.MachineDeployment {
 	t.Helper()
+	flavor := "m1.small"
+	if name == "broken" {
+		flavor = "no-such-flavor"
+	}
 	raw, err := json.Marshal(map[string]any{"cloudProvider": "openstack", "operatingSystem": "ubuntu", "operatingSystemSpec": map[string]any{},
-		"cloudProviderSpec": map[string]any{"image": "ubuntu-24.04", "flavor": "m1.small", "network": "private", "securityGroups": []string{"default"}}})
+		"cloudProviderSpec": map[string]any{"image": "ubuntu-24.04", "flavor": flavor, "network": "private", "securityGroups": []string{"default"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

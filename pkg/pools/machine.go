@@ -29,6 +29,12 @@ func machine(m *v1alpha1.Machine, node *corev1.Node, now time.Time) Machine {
 		return t.Sub(created)
 	}
 	out := Machine{Name: m.Name, Phase: string(m.Status.Phase), conditions: m.Status.Conditions, object: m}
+	if m.Status.ErrorReason != nil {
+		out.failure = string(*m.Status.ErrorReason)
+		if m.Status.ErrorMessage != nil {
+			out.failure += ": " + *m.Status.ErrorMessage
+		}
+	}
 	if m.Spec.ProviderID != nil {
 		out.ProviderID = *m.Spec.ProviderID
 	}

@@ -63,6 +63,7 @@ type Machine struct {
 	// milestones are the steps the Machine has reached, in order, with when.
 	milestones []milestone
 	conditions []metav1.Condition
+	failure    string // the controller's terminal error, "reason: message"
 	object     *v1alpha1.Machine
 }
 

@@ -31,11 +31,17 @@ type Options struct {
 	Console Console
 }
 
+// errFailed ends a wait early: a Machine hit a terminal error (status.errorReason), which the
+// controller neither retries nor replaces until the Machine's spec changes. A Machine that
+// failed otherwise (its server vanished, its Node never joined) is replaced, so the wait goes on.
+var errFailed = errors.New("a Machine failed")
+
 // Wait polls the named MachineDeployments of namespace until each is Done, and returns them as
 // last seen. A Machine that was Ready at the first look reports nothing, so waiting on pools
 // that are already Ready returns at once and quietly. A MachineDeployment that does not exist
-// ends the wait at once. When the timeout passes, the error names every Machine that is not
-// Ready, with its phase, its conditions and the tail of its server's console log.
+// ends the wait at once, and so does a failed Machine. When the timeout passes (or a Machine
+// failed), the error names every Machine that is not Ready, with its phase, its conditions, its
+// error and the tail of its server's console log.
 func Wait(ctx context.Context, c *kube.Client, namespace string, names []string, o Options) ([]Pool, error) {
 	var (
 		last    []Pool
@@ -76,6 +82,9 @@ func Wait(ctx context.Context, c *kube.Client, namespace string, names []string,
 					progress(m.Name, "%s after %s", m.milestones[n].what, m.milestones[n].after.Round(time.Second))
 				}
 				seen[m.Name] = n
+				if m.failure != "" {
+					return false, errFailed
+				}
 			}
 			done = done && p.Done()
 		}
@@ -87,17 +96,19 @@ func Wait(ctx context.Context, c *kube.Client, namespace string, names []string,
 		return last, nil
 	case ctx.Err() != nil:
 		return last, fmt.Errorf("waiting for the worker pools: %w", ctx.Err())
+	case errors.Is(err, errFailed):
+		return last, report(ctx, o, last, nil, "a Machine of the worker pools failed")
 	case !wait.Interrupted(err):
 		return last, err
 	}
-	return last, timeoutError(ctx, o, last, lastErr)
+	return last, report(ctx, o, last, lastErr, fmt.Sprintf("the worker pools were not Ready after %s", o.Timeout))
 }
 
-// timeoutError describes every pool that is not Done and each of its Machines that is not
-// Ready, with the tail of the Machine's console log.
-func timeoutError(ctx context.Context, o Options, pools []Pool, lastErr error) error {
+// report describes, under headline, every pool that is not Done and each of its Machines that
+// is not Ready, with the tail of the Machine's console log.
+func report(ctx context.Context, o Options, pools []Pool, lastErr error, headline string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the worker pools were not Ready after %s", o.Timeout)
+	b.WriteString(headline)
 	if lastErr != nil {
 		fmt.Fprintf(&b, " (last error: %v)", lastErr)
 	}
@@ -122,6 +133,9 @@ func timeoutError(ctx context.Context, o Options, pools []Pool, lastErr error) e
 				continue
 			}
 			fmt.Fprintf(&b, "\n  Machine %s: phase %s, created %s ago; %s", m.Name, orNone(m.Phase), m.Elapsed, conditions(m.conditions))
+			if m.failure != "" {
+				fmt.Fprintf(&b, "; error %s", m.failure)
+			}
 			if m.ProviderID != "" {
 				fmt.Fprintf(&b, "; server %s", m.ProviderID)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/probe"
+	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
 // ApplyOptions are apply's flags.
@@ -99,7 +100,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		}
 	}
 	if opts.JSON {
-		if err := printPools(ctx, api, desired.Rendered, opts.Out); err != nil {
+		if err := printPools(ctx, api.Kube, workers.Namespace, desired.Rendered, opts.Out); err != nil {
 			return err
 		}
 	}

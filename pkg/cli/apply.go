@@ -52,8 +52,8 @@ took. A Machine that does not join in time fails apply with its name, its phase 
 conditions, and the last lines of its server's console log (read with the OS_* credentials).
 --wait-pools=false skips the wait.
 
-With -o json, stdout carries the plan as one JSON document and, after a run, a second one
-with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
+With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
+the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
 "machines": [{"name", "phase", "providerID", "address", "node", "ready", "elapsed",
 "elapsedSeconds"}]}]}.`,
 		Example: `  # See what would change, then do it

@@ -96,6 +96,11 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {
+			var stepErr *phases.Error
+			if opts.JSON && errors.As(err, &stepErr) && stepErr.Step == plan.StepWaitPools {
+				// Automation gets the pools as the wait left them, along with the error.
+				_ = printPools(ctx, api.Kube, workers.Namespace, desired.Rendered, opts.Out)
+			}
 			return err
 		}
 	}

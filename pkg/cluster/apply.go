@@ -68,9 +68,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if !opts.WaitPools {
-		desired.Plan.WaitPools = nil
-	}
+	desired.Plan.NoPoolWait = !opts.WaitPools
 	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err

@@ -123,7 +123,8 @@ type Desired struct {
 	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
 	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
 	KubeletUpgrades []string
-	// WaitPools names the worker pools apply waits for until their Machines are Ready Nodes:
-	// the manifest's, none with --wait-pools=false.
-	WaitPools []string
+	// Pools names the manifest's worker pools (MachineDeployments in the workers' namespace).
+	// Apply waits until their Machines are Ready Nodes, unless NoPoolWait (--wait-pools=false).
+	Pools      []string
+	NoPoolWait bool
 }

@@ -37,7 +37,7 @@ type waitPoolsRun interface {
 	logger
 	Rendered() Rendered
 	PoolTimeout() time.Duration
-	// Console reads the console logs of pool Machines' servers; nil when it cannot.
+	// Console returns a reader of pool Machines' console logs, or why there can be none.
 	Console(ctx context.Context, c *kube.Client) (pools.Console, error)
 }
 

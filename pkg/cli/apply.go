@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
+	"github.com/slipway-dev/slipway/pkg/phases"
 )
 
 // sshFlags are the SSH settings of commands that reach hosts.
@@ -42,7 +43,19 @@ converge them to the manifest, and after confirmation carries it out: prerequisi
 Kubernetes binaries, kubeadm init on the leader, control-plane joins one at a time, the CNI,
 static workers, and worker pools. Run it again at any time: on a converged cluster it changes
 nothing, an interrupted run is finished by the next one, a reinstalled host is repaired, and
-a raised versions.kubernetes upgrades the cluster one node at a time.`,
+a raised versions.kubernetes upgrades the cluster one node at a time.
+
+When a run applies the worker pools (or one of them is not Ready), apply waits until every
+pool has its replicas of Machines, each a Ready Node, for at most --pools-timeout, printing
+each Machine's progress: server ACTIVE, address, Node registered, Ready, with the time each
+took. A Machine that does not join in time fails apply with its name, its phase and
+conditions, and the last lines of its server's console log (read with the OS_* credentials).
+--wait-pools=false skips the wait.
+
+With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
+the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
+"machines": [{"name", "phase", "providerID", "address", "node", "ready", "elapsed",
+"elapsedSeconds"}]}]}.`,
 		Example: `  # See what would change, then do it
   slipway apply -m cluster.yaml -t tf.json --dry-run
   slipway apply -m cluster.yaml -t tf.json
@@ -56,6 +69,9 @@ a raised versions.kubernetes upgrades the cluster one node at a time.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
+			}
+			if opts.PoolTimeout <= 0 {
+				return usageErrorf("--pools-timeout %s: must be positive", opts.PoolTimeout)
 			}
 			res, err := load(cmd, g, s)
 			if err != nil {
@@ -83,6 +99,8 @@ a raised versions.kubernetes upgrades the cluster one node at a time.`,
 	cmd.Flags().BoolVarP(&opts.AutoApprove, "auto-approve", "y", false, "carry out the plan without asking")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "plan format: text or json")
 	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "raise the kubelet version of every existing MachineDeployment in kube-system to versions.kubernetes, so the machine-controller rolls them (without it, existing pools keep their version)")
+	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
+	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd
 }
 

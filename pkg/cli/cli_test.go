@@ -81,6 +81,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"unknown command", []string{"aply"}, ExitUsage, `unknown command "aply" for "slipway"`},
 		{"unknown flag", []string{"config", "dump", "--nope"}, ExitUsage, "unknown flag: --nope"},
 		{"bad output format", []string{"config", "dump", "-o", "xml", "-m", "x"}, ExitUsage, `--output "xml" is not supported`},
+		{"zero pools timeout", []string{"apply", "--pools-timeout", "0s", "-m", "x"}, ExitUsage, "--pools-timeout 0s: must be positive"},
 		{"no manifest", []string{"config", "dump"}, ExitConfig, "pass -m/--manifest"},
 		{"unknown field", []string{"config", "dump", "-m", write("a.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
 		{"bad cidr", []string{"config", "dump", "-m", write("b.yaml", head+"clusterNetwork: {podSubnet: 10.0.0/8}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "clusterNetwork.podSubnet: Invalid value"},

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/probe"
+	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
 // ApplyOptions are apply's flags.
@@ -27,6 +29,10 @@ type ApplyOptions struct {
 	Parallel int
 	// UpgradeMachineDeployments bumps the kubelet version of existing MachineDeployments.
 	UpgradeMachineDeployments bool
+	// WaitPools waits, after the plan's other steps, until every worker pool's Machines are
+	// Ready Nodes, for at most PoolTimeout (0: phases.DefaultPoolTimeout).
+	WaitPools   bool
+	PoolTimeout time.Duration
 	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
@@ -62,6 +68,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	desired.Plan.NoPoolWait = !opts.WaitPools
 	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err
@@ -83,9 +90,20 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		run := phases.NewRun(phases.Config{
 			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
 			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log, Secrets: t.Secrets,
+			PoolTimeout: opts.PoolTimeout,
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {
+			var stepErr *phases.Error
+			if opts.JSON && errors.As(err, &stepErr) && stepErr.Step == plan.StepWaitPools {
+				// Automation gets the pools as the wait left them, along with the error.
+				_ = printPools(ctx, api.Kube, workers.Namespace, desired.Rendered, opts.Out)
+			}
+			return err
+		}
+	}
+	if opts.JSON {
+		if err := printPools(ctx, api.Kube, workers.Namespace, desired.Rendered, opts.Out); err != nil {
 			return err
 		}
 	}

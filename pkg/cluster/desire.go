@@ -92,6 +92,9 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		return nil, err
 	}
 	changed, undeclared := workers.PinKubelet(mds, o.State.Cluster.MachineDeploymentKubelets, c.Versions.Kubernetes, upgradeMDs)
+	for _, md := range mds {
+		d.Plan.Pools = append(d.Plan.Pools, md.Name)
+	}
 	for _, u := range changed {
 		d.Plan.KubeletUpgrades = append(d.Plan.KubeletUpgrades, fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To))
 	}

@@ -39,6 +39,8 @@ type Config struct {
 	// Secrets are hidden from verbose output and errors; the phases add the bootstrap tokens
 	// and certificate keys they create. Nil hides nothing.
 	Secrets *ssh.Secrets
+	// PoolTimeout bounds the wait for the worker pools (0: DefaultPoolTimeout).
+	PoolTimeout time.Duration
 }
 
 // Rendered is what the manifest rendered for this run: exactly what the plan's hashes were

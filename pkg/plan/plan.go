@@ -28,6 +28,7 @@ const (
 	StepMachineController = "machine-controller"
 	StepMachineDeployment = "machine-deployments"
 	StepWaitReady         = "wait-nodes-ready"
+	StepWaitPools         = "wait-pools"
 )
 
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
@@ -36,7 +37,7 @@ var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepInstall, StepInit, StepInitFinish, StepCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
-	StepMachineDeployment,
+	StepMachineDeployment, StepWaitPools,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -92,6 +93,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	b.nodes()    // serving certificates approved, Node metadata, every node Ready
 	b.images()   // machineController.imageArchive into the control planes' containerd
 	b.addons()   // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.pools()    // every worker pool's Machines Ready Nodes
 	return b.plan, nil
 }
 

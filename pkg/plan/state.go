@@ -88,6 +88,8 @@ type ClusterState struct {
 	// MachineDeploymentKubelets maps each MachineDeployment in the workers' namespace to its
 	// kubelet version.
 	MachineDeploymentKubelets map[string]string `json:"machineDeploymentKubelets,omitempty"`
+	// Pools are the MachineDeployments of the workers' namespace, by name.
+	Pools map[string]PoolState `json:"pools,omitempty"`
 }
 
 // Observed is everything probing found.
@@ -121,4 +123,8 @@ type Desired struct {
 	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
 	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
 	KubeletUpgrades []string
+	// Pools names the manifest's worker pools (MachineDeployments in the workers' namespace).
+	// Apply waits until their Machines are Ready Nodes, unless NoPoolWait (--wait-pools=false).
+	Pools      []string
+	NoPoolWait bool
 }

@@ -92,6 +92,9 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 	if cs.MachineDeploymentKubelets, err = MachineDeploymentKubelets(ctx, c); err != nil {
 		return nil, err
 	}
+	if cs.Pools, err = poolStates(ctx, c); err != nil {
+		return nil, err
+	}
 	return cs, nil
 }
 

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -98,25 +95,9 @@ func deployment(t testing.TB, ns string, c *simCloud, replicas, surge int32) *v1
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := map[string]string{"group": "workers"}
-	maxSurge, maxUnavailable := intstr.FromInt32(surge), intstr.FromInt32(0)
-	return &v1alpha1.MachineDeployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: ns},
-		Spec: v1alpha1.MachineDeploymentSpec{
-			Replicas: &replicas,
-			Selector: metav1.LabelSelector{MatchLabels: labels},
-			Strategy: &v1alpha1.MachineDeploymentStrategy{Type: v1alpha1.RollingUpdateMachineDeploymentStrategyType,
-				RollingUpdate: &v1alpha1.MachineRollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable}},
-			Template: v1alpha1.MachineTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: v1alpha1.MachineSpec{
-					Taints:       []corev1.Taint{{Key: "dedicated", Value: "workers", Effect: corev1.TaintEffectPreferNoSchedule}},
-					ProviderSpec: v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}},
-					Versions:     v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"},
-				},
-			},
-		},
-	}
+	md := envtest.MachineDeployment(ns, "workers", map[string]string{"group": "workers"}, replicas, surge, raw)
+	md.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "workers", Effect: corev1.TaintEffectPreferNoSchedule}}
+	return md
 }
 
 func setReplicas(t testing.TB, env *envtest.Env, md *v1alpha1.MachineDeployment, n int32) {

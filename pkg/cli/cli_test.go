@@ -89,13 +89,23 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"duplicate host", []string{"config", "dump", "-m", write("d.yaml", head+"apiEndpoint: {host: lb}\ncontrolPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}, {publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n")}, ExitConfig, "controlPlane.hosts[1].publicAddress: Duplicate value"},
 		{"injection", []string{"config", "dump", "-m", write("e.yaml", head+strings.ReplaceAll(host, "%s", `, hostname: "a;rm -rf /"`))}, ExitConfig, `controlPlane.hosts[0].hostname: Invalid value: "a;rm -rf /"`},
 		{"bad terraform", []string{"config", "dump", "-m", write("f.yaml", head), "-t", write("tf.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
+		{"images: no manifest", []string{"config", "images"}, ExitConfig, "pass -m/--manifest"},
+		{"images: missing manifest", []string{"config", "images", "-m", "/nonexistent/cluster.yaml"}, ExitConfig, "/nonexistent/cluster.yaml is invalid: reading manifest"},
+		{"images: unknown field", []string{"config", "images", "-m", write("g.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
+		{"images: openstack without external", []string{"config", "images", "-m", write("h.yaml", head+"cloudProvider: {openstack: {}}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "cloudProvider.external: Required value"},
+		{"images: bad overwriteRegistry", []string{"config", "images", "-m", write("i.yaml", head+"registryConfiguration: {overwriteRegistry: \"Bad Registry\"}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "registryConfiguration.overwriteRegistry"},
+		{"images: bad output format", []string{"config", "images", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"images: bad terraform", []string{"config", "images", "-m", write("j.yaml", head), "-t", write("tf2.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
 		{"version json", []string{"version", "-o", "json"}, ExitOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, code := run(t, "", tt.args...)
+			out, stderr, code := run(t, "", tt.args...)
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if code != ExitOK && out != "" {
+				t.Errorf("printed a result on a failure:\n%s", out)
 			}
 			if !strings.Contains(stderr, tt.want) {
 				t.Errorf("stderr does not contain %q:\n%s", tt.want, stderr)

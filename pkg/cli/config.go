@@ -10,6 +10,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/imagelist"
 	"github.com/slipway-dev/slipway/pkg/version"
 	"github.com/slipway-dev/slipway/pkg/workers"
 	"github.com/slipway-dev/slipway/pkg/yamlfmt"
@@ -22,7 +23,7 @@ func newConfigCommand(g *globalOptions, s Streams) *cobra.Command {
 		Args:  noUnknownCommand,
 		RunE:  helpOrUnknown,
 	}
-	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s))
+	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s), newConfigImagesCommand(g, s))
 	return cmd
 }
 
@@ -118,6 +119,53 @@ func newConfigMachineDeploymentsCommand(g *globalOptions, s Streams) *cobra.Comm
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	return cmd
+}
+
+func newConfigImagesCommand(g *globalOptions, s Streams) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "images",
+		Short: "Print every container image the cluster runs",
+		Long: `Print the images the manifest's cluster pulls, exactly as it pulls them (after
+registryConfiguration.overwriteRegistry): kubeadm's control-plane images for the Kubernetes
+version (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy unless Cilium
+replaces it, etcd, CoreDNS, pause), the CNI's, the machine-controller's when
+machineController.deploy is true, and the OpenStack cloud-controller-manager's with
+cloudProvider.openstack and external. The last two are imported from
+machineController.imageArchive instead when it is set. Use it to fill or check the mirror
+that overwriteRegistry names, or to preload hosts. The list is sorted with each image once:
+one reference per line, or with -o json a list of objects naming the components that run
+each image.`,
+		Example: `  slipway config images -m cluster.yaml
+  slipway config images -m cluster.yaml -t tf.json -o json
+  # check that the registry serves every image the cluster will ask for:
+  slipway config images -m cluster.yaml | xargs -n1 docker pull`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "text", "json"); err != nil {
+				return err
+			}
+			res, err := load(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			imgs, err := imagelist.For(res.Cluster)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return write(s.Out, "json", imgs)
+			}
+			for _, ref := range imagelist.Refs(imgs) {
+				if _, err := fmt.Fprintln(s.Out, ref); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text (one reference per line) or json")
 	return cmd
 }
 

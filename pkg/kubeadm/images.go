@@ -30,7 +30,8 @@ func PauseImage(c *v1beta1.Cluster) (string, error) {
 
 // Images lists the control-plane images kubeadm pulls for the cluster's version, the pause
 // image last, so that sandboxes and air-gapped sites can preload them. Like kubeadm, it drops
-// CoreDNS's extra path element when the registry is overwritten.
+// CoreDNS's extra path element when the registry is overwritten, and kube-proxy's image when
+// the ClusterConfiguration disables kube-proxy (Cilium's kube-proxy replacement).
 func Images(c *v1beta1.Cluster) ([]string, error) {
 	v, err := version(c)
 	if err != nil {
@@ -47,6 +48,9 @@ func Images(c *v1beta1.Cluster) ([]string, error) {
 	k := "v" + v.String()
 	imgs := []string{}
 	for _, name := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
+		if name == "kube-proxy" && proxyDisabled(c) {
+			continue
+		}
 		imgs = append(imgs, repo+"/"+name+":"+k)
 	}
 	return append(imgs,
@@ -54,6 +58,12 @@ func Images(c *v1beta1.Cluster) ([]string, error) {
 		repo+"/etcd:"+tags.etcd,
 		repo+"/pause:"+tags.pause,
 	), nil
+}
+
+// proxyDisabled reports whether kubeadm leaves kube-proxy out: Cilium replaces it.
+func proxyDisabled(c *v1beta1.Cluster) bool {
+	cilium := c.ClusterNetwork.CNI.Cilium
+	return cilium != nil && cilium.KubeProxyReplacement
 }
 
 // PreflightIgnores lists the preflight errors kubeadm must ignore to init, join or upgrade to

@@ -113,7 +113,7 @@ func clusterConfig(c *v1beta1.Cluster) (clusterConfiguration, error) {
 			CertSANs:  certSANs(c),
 		},
 		Etcd:  etcd{Local: &localEtcd{DataDir: "/var/lib/etcd"}},
-		Proxy: proxy{Disabled: n.CNI.Cilium != nil && n.CNI.Cilium.KubeProxyReplacement},
+		Proxy: proxy{Disabled: proxyDisabled(c)},
 	}
 	if r := c.RegistryConfiguration; r != nil && r.OverwriteRegistry != "" {
 		cfg.ImageRepository = r.OverwriteRegistry

@@ -8,38 +8,13 @@ import (
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/test/kubebin"
 )
-
-// kubeadmBinary returns a real kubeadm 1.34.1, built from the Go module proxy by
-// test/kube/build.sh (cached; several minutes cold). It skips only under -short or when the
-// build cannot run, and fails instead when CI=true.
-func kubeadmBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping under -short: needs a kubeadm binary built by test/kube/build.sh")
-	}
-	unavailable := t.Skipf
-	if os.Getenv("CI") == "true" {
-		unavailable = t.Fatalf
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		unavailable("no go toolchain on PATH to build kubeadm with test/kube/build.sh: %v", err)
-	}
-	out, err := exec.Command("../../test/kube/build.sh", "v1.34.1", "kubeadm").Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		unavailable("building kubeadm with test/kube/build.sh failed: %v\n%s", err, stderr)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "kubeadm")
-}
 
 // TestKubeadmValidates runs `kubeadm config validate` (strict: unknown fields are errors) on
 // every rendered configuration.
 func TestKubeadmValidates(t *testing.T) {
-	bin := kubeadmBinary(t)
+	bin := kubebin.Kubeadm(t, "v1.34.1")
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.render(t)
@@ -76,7 +51,7 @@ func TestKubeadmValidates(t *testing.T) {
 // TestKubeadmAppliesKubeletPatch lets kubeadm write a host's kubelet configuration in dry-run
 // mode and checks that the host's patch reached it.
 func TestKubeadmAppliesKubeletPatch(t *testing.T) {
-	bin := kubeadmBinary(t)
+	bin := kubebin.Kubeadm(t, "v1.34.1")
 	c := load(t, "ha")
 	c.Versions.Kubernetes = "v1.34.1" // kubeadm refuses to render for a newer minor than its own
 	host := c.ControlPlane.Hosts[0]

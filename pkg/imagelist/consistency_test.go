@@ -79,9 +79,9 @@ func collect(v any, where string, out map[string]string) {
 // machine-controller and cloud-controller-manager manifests reference is in the list, and
 // every image of the list is referenced by a rendered manifest or is kubeadm's.
 func TestListMatchesRenderedManifests(t *testing.T) {
-	for _, name := range cases(t) {
-		t.Run(name, func(t *testing.T) {
-			c := load(t, name)
+	for _, m := range clusters(t) {
+		t.Run(m.name, func(t *testing.T) {
+			c := m.c
 			imgs, err := imagelist.For(c)
 			if err != nil {
 				t.Fatal(err)
@@ -112,9 +112,9 @@ func TestListMatchesRenderedManifests(t *testing.T) {
 // replacement and the etcd, CoreDNS and pause tags all come from kubeadm itself.
 func TestKubeadmImagesMatchKubeadm(t *testing.T) {
 	bin := kubebin.Kubeadm(t, "v1.34.1")
-	for _, name := range cases(t) {
-		t.Run(name, func(t *testing.T) {
-			c := load(t, name)
+	for _, m := range clusters(t) {
+		t.Run(m.name, func(t *testing.T) {
+			c := m.c
 			if c.Versions.Kubernetes != "v1.34.1" {
 				t.Skipf("kubeadm v1.34.1 lists the images of its own version; the manifest has %s", c.Versions.Kubernetes)
 			}

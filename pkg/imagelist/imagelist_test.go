@@ -20,11 +20,45 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // load loads testdata/<name>.yaml as apply does, with the machine-controller image tag v1.2.3.
 func load(t *testing.T, name string) *v1beta1.Cluster {
 	t.Helper()
-	res, err := config.Load(context.Background(), config.Options{ManifestPath: filepath.Join("testdata", name+".yaml"), ImageTag: "v1.2.3"})
+	return loadFile(t, filepath.Join("testdata", name+".yaml"), "")
+}
+
+// loadFile loads a manifest and, unless tf is "", a Terraform output.
+func loadFile(t *testing.T, manifest, tf string) *v1beta1.Cluster {
+	t.Helper()
+	res, err := config.Load(context.Background(), config.Options{ManifestPath: manifest, TerraformSource: tf, ImageTag: "v1.2.3"})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("loading %s: %v", manifest, err)
 	}
 	return res.Cluster
+}
+
+// named is a loaded manifest and its name.
+type named struct {
+	name string
+	c    *v1beta1.Cluster
+}
+
+// clusters are the manifests of testdata/ and of examples/ (examples/openstack.yaml with its
+// Terraform output), loaded.
+func clusters(t *testing.T) []named {
+	t.Helper()
+	var out []named
+	for _, name := range cases(t) {
+		out = append(out, named{name, load(t, name)})
+	}
+	examples, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no manifests in examples/: %v", err)
+	}
+	for _, f := range examples {
+		tf := ""
+		if filepath.Base(f) == "openstack.yaml" {
+			tf = "../../examples/openstack-tf-output.json"
+		}
+		out = append(out, named{"examples/" + filepath.Base(f), loadFile(t, f, tf)})
+	}
+	return out
 }
 
 // cases are the manifests of testdata/, by name.

@@ -96,12 +96,15 @@ func TestImages(t *testing.T) {
 	tests := []struct {
 		cluster, version string
 		want             []string
+		absent           string
 	}{
 		{"single", "v1.34.1", []string{"registry.k8s.io/kube-apiserver:v1.34.1", "registry.k8s.io/coredns/coredns:v1.12.1",
-			"registry.k8s.io/etcd:3.6.4-0", "registry.k8s.io/pause:3.10.1"}},
-		{"single", "v1.33.4", []string{"registry.k8s.io/coredns/coredns:v1.12.0", "registry.k8s.io/pause:3.10"}},
+			"registry.k8s.io/etcd:3.6.4-0", "registry.k8s.io/pause:3.10.1"}, ""},
+		{"single", "v1.33.4", []string{"registry.k8s.io/coredns/coredns:v1.12.0", "registry.k8s.io/pause:3.10"}, ""},
 		{"ha", "v1.35.4", []string{"registry.example.com:5000/k8s/kube-proxy:v1.35.4", "registry.example.com:5000/k8s/coredns:v1.13.1",
-			"registry.example.com:5000/k8s/etcd:3.6.6-0", "registry.example.com:5000/k8s/pause:3.10.1"}},
+			"registry.example.com:5000/k8s/etcd:3.6.6-0", "registry.example.com:5000/k8s/pause:3.10.1"}, ""},
+		// Cilium replaces kube-proxy: kubeadm, told proxy.disabled, does not pull its image.
+		{"cilium", "v1.34.1", []string{"registry.k8s.io/kube-apiserver:v1.34.1", "registry.k8s.io/pause:3.10.1"}, "kube-proxy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cluster+"-"+tt.version, func(t *testing.T) {
@@ -116,6 +119,9 @@ func TestImages(t *testing.T) {
 				if !strings.Contains(all, w) {
 					t.Errorf("Images() = %v, lacks %s", got, w)
 				}
+			}
+			if tt.absent != "" && strings.Contains(all, "/"+tt.absent+":") {
+				t.Errorf("Images() = %v, lists %s", got, tt.absent)
 			}
 			pause, _ := kubeadm.PauseImage(c)
 			if pause != got[len(got)-1] || !strings.Contains(pause, "/pause:") {

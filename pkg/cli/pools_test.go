@@ -39,6 +39,7 @@ func TestPoolsTheControllerRefuses(t *testing.T) {
 	for _, args := range [][]string{
 		{"config", "machinedeployments", "-m", manifest, "-t", tagged},
 		{"config", "dump", "-m", manifest, "-t", tagged},
+		{"config", "images", "-m", manifest, "-t", tagged},
 		{"apply", "--dry-run", "-m", manifest, "-t", tagged},
 	} {
 		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {

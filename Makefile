@@ -202,7 +202,7 @@ bench-apply: ## slipway apply against raw kubeadm on the same sandbox hosts: ins
 DEMO_DIR ?= test/sandbox/.state
 .PHONY: demo demo-down
 demo: ci-deps ci-docker build ## sandbox hosts up, then slipway apply an HA cluster on them, then kubectl get nodes
-	$(GO) run ./test/sandbox up --hosts 4 --control-planes 3 --lb --dir $(DEMO_DIR)
+	$(GO) run ./test/sandbox up --hosts 4 --control-planes 3 --lb --versions $(KUBE_VERSION) --dir $(DEMO_DIR)
 	cd $(DEMO_DIR) && $(CURDIR)/bin/slipway apply -m slipway.yaml -t tf.json --auto-approve
 	$$(test/kube/build.sh $(KUBE_VERSION) kubectl)/kubectl --kubeconfig $(DEMO_DIR)/sandbox-kubeconfig get nodes -o wide
 

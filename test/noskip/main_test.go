@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The streams in testdata are `go test -json` of a small module: a package without test files,
+// and one with a passing test, a skipped test, a skipped subtest and (in fail.json) a failing test.
+func TestReport(t *testing.T) {
+	for _, tt := range []struct {
+		file       string
+		fail       bool
+		wantStatus int
+		want       []string
+		notWant    []string
+	}{
+		{"skips.json", false, 0,
+			[]string{"?   \texample.com/nsk/q\t[no test files]", "ok  \texample.com/nsk/p", "2 tests were skipped",
+				"example.com/nsk/p TestSkip: p_test.go:4: no widget here", "example.com/nsk/p TestSub/a: p_test.go:5: sub 1"},
+			[]string{"noise", "=== RUN", "started but reported no result"}},
+		{"skips.json", true, 1, []string{"no test may skip here"}, nil},
+		{"fail.json", false, 1, []string{"--- FAIL: TestBad", "broken widget", "FAIL\texample.com/nsk/p"}, []string{"noise"}},
+	} {
+		in, err := os.Open("testdata/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		s, err := read(in, &out)
+		in.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := s.report(&out, tt.fail)
+		if status != tt.wantStatus {
+			t.Errorf("%s -fail=%v: status %d, want %d\n%s", tt.file, tt.fail, status, tt.wantStatus, &out)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s: output lacks %q:\n%s", tt.file, w, &out)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(out.String(), w) {
+				t.Errorf("%s: output has %q:\n%s", tt.file, w, &out)
+			}
+		}
+	}
+}
+
+// A stream cut off before a package's result (go test killed) fails the run.
+func TestUnfinishedPackage(t *testing.T) {
+	in := `{"Action":"start","Package":"example.com/a"}
+{"Action":"run","Package":"example.com/a","Test":"TestX"}
+`
+	var out bytes.Buffer
+	s, err := read(strings.NewReader(in), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status := s.report(&out, false); status != 1 || !strings.Contains(out.String(), "example.com/a started but reported no result") {
+		t.Errorf("status %d, output:\n%s", status, &out)
+	}
+}

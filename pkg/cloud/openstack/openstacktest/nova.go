@@ -105,3 +105,16 @@ func validTag(t string) error {
 	}
 	return nil
 }
+
+// onServer runs f under the simulator's lock with the server the request's path names, and
+// answers Nova's 404 when there is none.
+func (s *Sim) onServer(w http.ResponseWriter, r *http.Request, f func(srv *Server)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	srv, e := s.serverByID(r.PathValue("id"))
+	if e != nil {
+		writeError(w, serviceCompute, e)
+		return
+	}
+	f(srv)
+}

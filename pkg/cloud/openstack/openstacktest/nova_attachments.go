@@ -26,37 +26,27 @@ func (s *Sim) renderInterface(p *Port) map[string]any {
 }
 
 func (s *Sim) listInterfaces(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	out := []any{}
-	for _, id := range srv.PortIDs {
-		if p := s.st.ports[id]; p != nil {
-			out = append(out, s.renderInterface(p))
+	s.onServer(w, r, func(srv *Server) {
+		out := []any{}
+		for _, id := range srv.PortIDs {
+			if p := s.st.ports[id]; p != nil {
+				out = append(out, s.renderInterface(p))
+			}
 		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"interfaceAttachments": out})
+		writeJSON(w, http.StatusOK, map[string]any{"interfaceAttachments": out})
+	})
 }
 
 func (s *Sim) getInterface(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	for _, id := range srv.PortIDs {
-		if p := s.st.ports[id]; p != nil && id == r.PathValue("port") {
-			writeJSON(w, http.StatusOK, map[string]any{"interfaceAttachment": s.renderInterface(p)})
-			return
+	s.onServer(w, r, func(srv *Server) {
+		for _, id := range srv.PortIDs {
+			if p := s.st.ports[id]; p != nil && id == r.PathValue("port") {
+				writeJSON(w, http.StatusOK, map[string]any{"interfaceAttachment": s.renderInterface(p)})
+				return
+			}
 		}
-	}
-	writeError(w, serviceCompute, errf(404, "Network interface %s could not be found.", r.PathValue("port")))
+		writeError(w, serviceCompute, errf(404, "Network interface %s could not be found.", r.PathValue("port")))
+	})
 }
 
 func (s *Sim) renderVolumeAttachment(srv *Server, i int, mv microversion) map[string]any {
@@ -75,20 +65,15 @@ func (s *Sim) renderVolumeAttachment(srv *Server, i int, mv microversion) map[st
 }
 
 func (s *Sim) listVolumeAttachments(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	out := []any{}
-	for i, id := range srv.VolumeIDs {
-		if s.st.volumes[id] != nil {
-			out = append(out, s.renderVolumeAttachment(srv, i, microversionOf(r)))
+	s.onServer(w, r, func(srv *Server) {
+		out := []any{}
+		for i, id := range srv.VolumeIDs {
+			if s.st.volumes[id] != nil {
+				out = append(out, s.renderVolumeAttachment(srv, i, microversionOf(r)))
+			}
 		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"volumeAttachments": out})
+		writeJSON(w, http.StatusOK, map[string]any{"volumeAttachments": out})
+	})
 }
 
 // attachVolume attaches an available volume as the server's next disk.
@@ -116,52 +101,42 @@ func (s *Sim) attachVolume(w http.ResponseWriter, r *http.Request) {
 		writeError(w, serviceCompute, errf(400, "Invalid input for field/attribute volumeAttachment: tag and delete_on_termination are not accepted here"))
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	v := s.st.volumes[body.Attachment.VolumeID]
-	if v == nil {
-		writeError(w, serviceCompute, errf(404, "Volume %s could not be found.", body.Attachment.VolumeID))
-		return
-	}
-	if v.Status != "available" {
-		writeError(w, serviceCompute, errf(400, "Invalid volume: volume %s status must be available, but current status is: %s", v.ID, v.Status))
-		return
-	}
-	v.Status, v.ServerID, v.DeleteOnTermination, v.Updated = "in-use", srv.ID, body.Attachment.DeleteOnTermination, time.Now()
-	v.Device = s.nextDevice(srv)
-	srv.VolumeIDs = append(srv.VolumeIDs, v.ID)
-	writeJSON(w, http.StatusOK, map[string]any{"volumeAttachment": s.renderVolumeAttachment(srv, len(srv.VolumeIDs)-1, mv)})
+	s.onServer(w, r, func(srv *Server) {
+		v := s.st.volumes[body.Attachment.VolumeID]
+		if v == nil {
+			writeError(w, serviceCompute, errf(404, "Volume %s could not be found.", body.Attachment.VolumeID))
+			return
+		}
+		if v.Status != "available" {
+			writeError(w, serviceCompute, errf(400, "Invalid volume: volume %s status must be available, but current status is: %s", v.ID, v.Status))
+			return
+		}
+		v.Status, v.ServerID, v.DeleteOnTermination, v.Updated = "in-use", srv.ID, body.Attachment.DeleteOnTermination, time.Now()
+		v.Device = s.nextDevice(srv)
+		srv.VolumeIDs = append(srv.VolumeIDs, v.ID)
+		writeJSON(w, http.StatusOK, map[string]any{"volumeAttachment": s.renderVolumeAttachment(srv, len(srv.VolumeIDs)-1, mv)})
+	})
 }
 
 // detachVolume detaches a volume other than the boot volume.
 func (s *Sim) detachVolume(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	id := r.PathValue("volume")
-	i := slices.Index(srv.VolumeIDs, id)
-	if i < 0 {
-		writeError(w, serviceCompute, errf(404, "volume_id not found: %s", id))
-		return
-	}
-	if v := s.st.volumes[id]; v != nil && v.Bootable && i == 0 && srv.ImageID == "" {
-		writeError(w, serviceCompute, errf(400, "Cannot detach a root device volume"))
-		return
-	}
-	srv.VolumeIDs = slices.Delete(srv.VolumeIDs, i, i+1)
-	if v := s.st.volumes[id]; v != nil {
-		v.Status, v.ServerID, v.Device, v.DeleteOnTermination, v.Updated = "available", "", "", false, time.Now()
-	}
-	w.WriteHeader(http.StatusAccepted)
+	s.onServer(w, r, func(srv *Server) {
+		id := r.PathValue("volume")
+		i := slices.Index(srv.VolumeIDs, id)
+		if i < 0 {
+			writeError(w, serviceCompute, errf(404, "volume_id not found: %s", id))
+			return
+		}
+		if v := s.st.volumes[id]; v != nil && v.Bootable && i == 0 && srv.ImageID == "" {
+			writeError(w, serviceCompute, errf(400, "Cannot detach a root device volume"))
+			return
+		}
+		srv.VolumeIDs = slices.Delete(srv.VolumeIDs, i, i+1)
+		if v := s.st.volumes[id]; v != nil {
+			v.Status, v.ServerID, v.Device, v.DeleteOnTermination, v.Updated = "available", "", "", false, time.Now()
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
 }
 
 // nextDevice is the first free /dev/vdX of a server; an image-booted server's root is vda.

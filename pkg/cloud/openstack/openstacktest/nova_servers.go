@@ -14,14 +14,9 @@ import (
 const maxListLimit = 1000
 
 func (s *Sim) getServer(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"server": s.renderServer(srv, microversionOf(r))})
+	s.onServer(w, r, func(srv *Server) {
+		writeJSON(w, http.StatusOK, map[string]any{"server": s.renderServer(srv, microversionOf(r))})
+	})
 }
 
 func (s *Sim) listServers(detail bool) http.HandlerFunc {
@@ -151,14 +146,9 @@ func all(xs []string, f func(string) bool) bool {
 }
 
 func (s *Sim) getMetadata(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"metadata": maps.Clone(srv.Metadata)})
+	s.onServer(w, r, func(srv *Server) {
+		writeJSON(w, http.StatusOK, map[string]any{"metadata": maps.Clone(srv.Metadata)})
+	})
 }
 
 // setMetadata replaces (PUT) or merges (POST) a server's metadata.
@@ -170,17 +160,12 @@ func (s *Sim) setMetadata(replace bool) http.HandlerFunc {
 		if !decodeOrFail(w, r, serviceCompute, &body) {
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		srv, e := s.serverByID(r.PathValue("id"))
-		if e != nil {
-			writeError(w, serviceCompute, e)
-			return
-		}
-		if replace {
-			srv.Metadata = map[string]string{}
-		}
-		maps.Copy(srv.Metadata, body.Metadata)
-		writeJSON(w, http.StatusOK, map[string]any{"metadata": maps.Clone(srv.Metadata)})
+		s.onServer(w, r, func(srv *Server) {
+			if replace {
+				srv.Metadata = map[string]string{}
+			}
+			maps.Copy(srv.Metadata, body.Metadata)
+			writeJSON(w, http.StatusOK, map[string]any{"metadata": maps.Clone(srv.Metadata)})
+		})
 	}
 }

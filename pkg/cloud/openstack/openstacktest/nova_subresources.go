@@ -113,20 +113,15 @@ func (s *Sim) deleteServerTag(w http.ResponseWriter, r *http.Request, srv *Serve
 func metadataItemNotFound() *apiError { return errf(404, "Metadata item was not found") }
 
 func (s *Sim) getMetadataItem(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	key := r.PathValue("key")
-	v, ok := srv.Metadata[key]
-	if !ok {
-		writeError(w, serviceCompute, metadataItemNotFound())
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"meta": map[string]string{key: v}})
+	s.onServer(w, r, func(srv *Server) {
+		key := r.PathValue("key")
+		v, ok := srv.Metadata[key]
+		if !ok {
+			writeError(w, serviceCompute, metadataItemNotFound())
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"meta": map[string]string{key: v}})
+	})
 }
 
 // setMetadataItem sets one item; the body must name the key of the URL, and only it.
@@ -150,34 +145,24 @@ func (s *Sim) setMetadataItem(w http.ResponseWriter, r *http.Request) {
 		writeError(w, serviceCompute, errf(400, "Invalid input for field/attribute meta: keys and values must be 1 to 255 characters"))
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	if _, has := srv.Metadata[key]; !has && len(srv.Metadata) >= maxServerMetadata {
-		writeError(w, serviceCompute, errf(403, "Quota exceeded for metadata_items: Requested 1, but already used %d of %d metadata_items", len(srv.Metadata), maxServerMetadata))
-		return
-	}
-	srv.Metadata[key], srv.Updated = v, time.Now()
-	writeJSON(w, http.StatusOK, map[string]any{"meta": map[string]string{key: v}})
+	s.onServer(w, r, func(srv *Server) {
+		if _, has := srv.Metadata[key]; !has && len(srv.Metadata) >= maxServerMetadata {
+			writeError(w, serviceCompute, errf(403, "Quota exceeded for metadata_items: Requested 1, but already used %d of %d metadata_items", len(srv.Metadata), maxServerMetadata))
+			return
+		}
+		srv.Metadata[key], srv.Updated = v, time.Now()
+		writeJSON(w, http.StatusOK, map[string]any{"meta": map[string]string{key: v}})
+	})
 }
 
 func (s *Sim) deleteMetadataItem(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	if _, ok := srv.Metadata[r.PathValue("key")]; !ok {
-		writeError(w, serviceCompute, metadataItemNotFound())
-		return
-	}
-	delete(srv.Metadata, r.PathValue("key"))
-	srv.Updated = time.Now()
-	w.WriteHeader(http.StatusNoContent)
+	s.onServer(w, r, func(srv *Server) {
+		if _, ok := srv.Metadata[r.PathValue("key")]; !ok {
+			writeError(w, serviceCompute, metadataItemNotFound())
+			return
+		}
+		delete(srv.Metadata, r.PathValue("key"))
+		srv.Updated = time.Now()
+		w.WriteHeader(http.StatusNoContent)
+	})
 }

@@ -91,19 +91,14 @@ func (s *Sim) updateServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, serviceCompute, e)
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	srv, e := s.serverByID(r.PathValue("id"))
-	if e != nil {
-		writeError(w, serviceCompute, e)
-		return
-	}
-	for dst, src := range map[*string]*string{&srv.Name: req.Name, &srv.Description: req.Description,
-		&srv.Hostname: req.Hostname, &srv.AccessIPv4: req.AccessIPv4, &srv.AccessIPv6: req.AccessIPv6} {
-		if src != nil {
-			*dst = *src
+	s.onServer(w, r, func(srv *Server) {
+		for dst, src := range map[*string]*string{&srv.Name: req.Name, &srv.Description: req.Description,
+			&srv.Hostname: req.Hostname, &srv.AccessIPv4: req.AccessIPv4, &srv.AccessIPv6: req.AccessIPv6} {
+			if src != nil {
+				*dst = *src
+			}
 		}
-	}
-	srv.Updated = time.Now()
-	writeJSON(w, http.StatusOK, map[string]any{"server": s.renderServer(srv, mv)})
+		srv.Updated = time.Now()
+		writeJSON(w, http.StatusOK, map[string]any{"server": s.renderServer(srv, mv)})
+	})
 }

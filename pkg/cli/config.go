@@ -23,7 +23,7 @@ func newConfigCommand(g *globalOptions, s Streams) *cobra.Command {
 		Args:  noUnknownCommand,
 		RunE:  helpOrUnknown,
 	}
-	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s), newConfigImagesCommand(g, s))
+	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s), newConfigImagesCommand(g, s), newConfigMigrateCommand(g, s))
 	return cmd
 }
 

@@ -176,12 +176,15 @@ func (c *converter) kubelet(k *kubelet, p *field.Path) v1beta1.KubeletConfig {
 	if k.PodPidsLimit != nil {
 		c.warn(p.Child("podPidsLimit"), "not supported: slipway does not set the kubelet's podPidsLimit; the kubelet's default applies")
 	}
-	for name, set := range map[string]bool{
-		"imageGCHighThresholdPercent": k.ImageGCHighThresholdPercent != nil, "imageGCLowThresholdPercent": k.ImageGCLowThresholdPercent != nil,
-		"imageMinimumGCAge": k.ImageMinimumGCAge != "", "imageMaximumGCAge": k.ImageMaximumGCAge != "",
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"imageGCHighThresholdPercent", k.ImageGCHighThresholdPercent != nil}, {"imageGCLowThresholdPercent", k.ImageGCLowThresholdPercent != nil},
+		{"imageMinimumGCAge", k.ImageMinimumGCAge != ""}, {"imageMaximumGCAge", k.ImageMaximumGCAge != ""},
 	} {
-		if set {
-			c.warn(p.Child(name), "not supported: slipway does not set the kubelet's image garbage collection; the kubelet's default applies")
+		if f.set {
+			c.warn(p.Child(f.name), "not supported: slipway does not set the kubelet's image garbage collection; the kubelet's default applies")
 		}
 	}
 	return v1beta1.KubeletConfig{SystemReserved: k.SystemReserved, KubeReserved: k.KubeReserved, EvictionHard: k.EvictionHard, MaxPods: k.MaxPods}

@@ -13,9 +13,9 @@ func (c *converter) network(k *cluster, out *v1beta1.Cluster) {
 	p := field.NewPath("clusterNetwork")
 	o := &out.ClusterNetwork
 	o.PodSubnet, o.ServiceSubnet, o.ServiceDomainName, o.NodePortRange = n.PodSubnet, n.ServiceSubnet, n.ServiceDomainName, n.NodePortRange
-	for name, v := range map[string]string{"podSubnetIPv6": n.PodSubnetIPv6, "serviceSubnetIPv6": n.ServiceSubnetIPv6} {
-		if v != "" {
-			c.warn(p.Child(name), "not supported: slipway runs single-stack IPv4 clusters")
+	for _, f := range []struct{ name, value string }{{"podSubnetIPv6", n.PodSubnetIPv6}, {"serviceSubnetIPv6", n.ServiceSubnetIPv6}} {
+		if f.value != "" {
+			c.warn(p.Child(f.name), "not supported: slipway runs single-stack IPv4 clusters")
 		}
 	}
 	if n.IPFamily != "" && n.IPFamily != "IPv4" {
@@ -31,6 +31,7 @@ func (c *converter) network(k *cluster, out *v1beta1.Cluster) {
 		c.warn(p.Child("dnsServiceIP"), "not supported: the cluster DNS Service gets the tenth address of serviceSubnet (kubeadm's default)")
 	}
 	c.cni(n.CNI, p.Child("cni"), o)
+	c.canalMTU(k, o)
 	c.kubeProxy(n.KubeProxy, p.Child("kubeProxy"), o)
 }
 
@@ -40,8 +41,13 @@ func (c *converter) cni(n *cni, p *field.Path, o *v1beta1.ClusterNetwork) {
 		// KubeOne's default is canal; slipway's is flannel, so the choice is written out.
 		o.CNI.Canal = &v1beta1.Canal{MTU: v1beta1.DefaultCanalMTU}
 		c.comment("clusterNetwork.cni", "KubeOne's default CNI (canal, MTU 1450) written out: slipway's default is flannel.")
+		c.warn(p, "unset: KubeOne's default, canal, is written out, since slipway's default CNI is flannel")
 	case n.Canal != nil:
 		o.CNI.Canal = &v1beta1.Canal{MTU: n.Canal.MTU}
+		if n.Canal.MTU == 0 {
+			o.CNI.Canal.MTU = v1beta1.DefaultCanalMTU
+			c.comment("clusterNetwork.cni.canal.mtu", "KubeOne's default MTU written out.")
+		}
 	case n.Cilium != nil:
 		cl := &v1beta1.Cilium{}
 		switch r := n.Cilium.KubeProxyReplacement.(type) {
@@ -60,9 +66,12 @@ func (c *converter) cni(n *cni, p *field.Path, o *v1beta1.ClusterNetwork) {
 			c.errs = append(c.errs, field.Invalid(p.Child("cilium", "kubeProxyReplacement"), r, "must be a boolean, strict or disabled"))
 		}
 		o.CNI.Cilium = cl
-		for name, set := range map[string]bool{"enableHubble": n.Cilium.EnableHubble, "enableL2Announcements": n.Cilium.EnableL2Announcements, "enableGatewayAPI": n.Cilium.EnableGatewayAPI} {
-			if set {
-				c.warn(p.Child("cilium", name), "not supported: slipway installs Cilium without it; enable it in Cilium's configuration yourself (an addon)")
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"enableHubble", n.Cilium.EnableHubble}, {"enableL2Announcements", n.Cilium.EnableL2Announcements}, {"enableGatewayAPI", n.Cilium.EnableGatewayAPI}} {
+			if f.set {
+				c.warn(p.Child("cilium", f.name), "not supported: slipway installs Cilium without it; enable it in Cilium's configuration yourself (an addon)")
 			}
 		}
 	case n.WeaveNet != nil:
@@ -73,6 +82,17 @@ func (c *converter) cni(n *cni, p *field.Path, o *v1beta1.ClusterNetwork) {
 	case n.External != nil:
 		o.CNI.External = &v1beta1.ExternalCNI{}
 	}
+}
+
+// canalMTU warns that KubeOne releases before 1.7 defaulted canal's MTU on OpenStack to 1400,
+// not 1450: the running cluster says which one it has.
+func (c *converter) canalMTU(k *cluster, o *v1beta1.ClusterNetwork) {
+	n := k.ClusterNetwork.CNI
+	if o.CNI.Canal == nil || k.CloudProvider.Openstack == nil || (n != nil && n.Canal != nil && n.Canal.MTU != 0) {
+		return
+	}
+	c.warn(field.NewPath("clusterNetwork", "cni", "canal", "mtu"), "unset, written as 1450 (KubeOne's default now); older KubeOne releases used 1400 on OpenStack: "+
+		"compare veth_mtu in the kube-system/canal-config ConfigMap and set the same value")
 }
 
 func (c *converter) kubeProxy(kp *kubeProxy, p *field.Path, o *v1beta1.ClusterNetwork) {

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
+	"github.com/slipway-dev/slipway/pkg/kubeone"
+	"github.com/slipway-dev/slipway/pkg/version"
+)
+
+func newConfigMigrateCommand(g *globalOptions, s Streams) *cobra.Command {
+	var from, output string
+	cmd := &cobra.Command{
+		Use:   "migrate --from-kubeone FILE",
+		Short: "Convert a KubeOne manifest into a slipway manifest",
+		Long: `Read a KubeOneCluster manifest (kubeone.k8c.io/v1beta2 or v1beta3) and print the slipway
+manifest that describes the same cluster. Every KubeOne field is either carried over or named
+in a warning on stderr with its path and the reason (slipway does not support it, or no longer
+needs it); where KubeOne's default differs from slipway's, the KubeOne default is written out
+with a comment. KubeOne's Terraform outputs (kubeone_api, kubeone_hosts, kubeone_static_workers,
+kubeone_workers) are read by -t as they are, so the Terraform needs no change.
+
+The result is then loaded as apply would load it (with -t when given) and any problem is
+printed as a warning. A manifest of another kind or version, malformed YAML, or a field
+KubeOne does not know is an error naming the field (exit code 3), as is a cloud other than
+OpenStack or none, or a Kubernetes version outside slipway's window.
+
+With -o json the manifest and the warnings are printed as one JSON object
+({"cluster": ..., "warnings": [{"path": ..., "message": ...}]}) and nothing goes to stderr.`,
+		Example: `  slipway config migrate --from-kubeone kubeone.yaml > cluster.yaml
+  slipway config dump -m cluster.yaml -t ./terraform     # the same Terraform KubeOne used
+  # the warnings alone, machine-readably:
+  slipway config migrate --from-kubeone kubeone.yaml -o json | jq -r '.warnings[] | .path + ": " + .message'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "yaml", "json"); err != nil {
+				return err
+			}
+			if from == "" {
+				return usageErrorf("--from-kubeone is required: the KubeOneCluster manifest to convert (- for stdin)")
+			}
+			var data []byte
+			var err error
+			if from == "-" {
+				data, err = bounded.ReadAll(s.In, config.MaxManifestBytes, "the KubeOne manifest on stdin")
+			} else {
+				data, err = bounded.ReadFile(from, config.MaxManifestBytes)
+			}
+			if err != nil {
+				return &config.Error{Source: from, Err: fmt.Errorf("reading the KubeOne manifest: %w", err)}
+			}
+			res, err := kubeone.Convert(data)
+			if err != nil {
+				return &config.Error{Source: from, Err: err}
+			}
+			manifest, err := res.Manifest(from)
+			if err != nil {
+				return err
+			}
+			warnings := append(res.Warnings, check(cmd, g, manifest)...)
+			if output == "json" {
+				if warnings == nil {
+					warnings = []kubeone.Warning{}
+				}
+				return write(s.Out, "json", struct {
+					Cluster  *v1beta1.Cluster `json:"cluster"`
+					Warnings []kubeone.Warning `json:"warnings"`
+				}{res.Cluster, warnings})
+			}
+			if _, err := s.Out.Write(manifest); err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(s.Err, kubeone.Lines(warnings))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&from, "from-kubeone", "", "the KubeOneCluster manifest to convert (- for stdin)")
+	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml (the manifest; warnings on stderr) or json (manifest and warnings)")
+	return cmd
+}
+
+// check loads the converted manifest as apply would, with the Terraform output when -t is
+// given, and returns what stops it as a warning: a migrated manifest often gets its hosts from
+// Terraform, so without -t a missing host is expected, not an error of the conversion.
+func check(cmd *cobra.Command, g *globalOptions, manifest []byte) []kubeone.Warning {
+	if g.terraform == "-" {
+		return nil // stdin may hold the KubeOne manifest; the check would need it twice
+	}
+	_, err := config.Load(cmd.Context(), config.Options{
+		ManifestPath:    "-",
+		Stdin:           bytes.NewReader(manifest),
+		TerraformSource: g.terraform,
+		ImageTag:        version.ImageTag(),
+	})
+	if err == nil {
+		return nil
+	}
+	hint := "the migrated manifest does not load yet"
+	if g.terraform == "" {
+		hint += " (pass -t with the Terraform output if the hosts come from there)"
+	}
+	return []kubeone.Warning{{Path: "(result)", Message: hint + ": " + err.Error()}}
+}

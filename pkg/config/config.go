@@ -105,6 +105,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Source: opts.ManifestPath, Err: err}
 	}
+	var tfWarnings []string
 	if opts.TerraformSource != "" {
 		out, err := terraform.Load(ctx, opts.TerraformSource, opts.Stdin)
 		if err != nil {
@@ -118,6 +119,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 			}
 			return nil, &Error{Source: "terraform output " + opts.TerraformSource, Err: unwrapSource(err)}
 		}
+		tfWarnings = out.Warnings
 		if errs := terraform.Merge(c, tree, out); len(errs) > 0 {
 			return nil, &Error{Source: opts.ManifestPath + " with terraform output " + opts.TerraformSource, Err: errs.ToAggregate()}
 		}
@@ -131,7 +133,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkPools(c, opts); err != nil {
 		return nil, err
 	}
-	return &Result{Cluster: c, Warnings: warnings}, nil
+	return &Result{Cluster: c, Warnings: append(tfWarnings, warnings...)}, nil
 }
 
 // checkPools refuses, before anything is applied, a worker pool that the machine-controller

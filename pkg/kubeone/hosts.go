@@ -2,6 +2,7 @@ package kubeone
 
 import (
 	"encoding/base64"
+	"errors"
 	"maps"
 	"strings"
 
@@ -73,29 +74,32 @@ func (c *converter) host(h *host, p *field.Path, controlPlane bool) v1beta1.Host
 			PrivateKeyFile: h.BastionPrivateKeyFile,
 			HostPublicKey:  c.hostKey(h.BastionHostPublicKey, p.Child("bastionHostPublicKey")),
 		}
-		// KubeOne's bastion user defaults to root; slipway's to the host's sshUsername.
-		if b.User == "" && h.SSHUsername != "" && h.SSHUsername != v1beta1.DefaultSSHUsername {
-			b.User = v1beta1.DefaultSSHUsername
-			c.comment(p.Child("bastion", "user").String(), "KubeOne's default bastion user (root); slipway's default would be the host's sshUsername.")
-		}
-		out.Bastion = b
+		out.Bastion = b // KubeOne's bastion user and port default as slipway's do: sshUsername, 22
 	} else if h.BastionPort != 0 || h.BastionUser != "" || len(h.BastionHostPublicKey) > 0 || h.BastionPrivateKeyFile != "" {
 		c.warn(p.Child("bastion"), "empty, so the other bastion settings of this host are unused (as in KubeOne)")
 	}
 	return out
 }
 
-// hostKey turns KubeOne's host key (bytes, so base64 in YAML and JSON) into the authorized_keys
-// line slipway pins. A key already written as a line ("ssh-ed25519 AAAA...") is taken as it is.
 func (c *converter) hostKey(s string, p *field.Path) string {
+	key, err := HostKey(s)
+	if err != nil {
+		c.errs = append(c.errs, field.Invalid(p, s, err.Error()))
+	}
+	return key
+}
+
+// HostKey turns a KubeOne host key (bytes, so base64 in YAML and in Terraform's JSON) into the
+// authorized_keys line slipway pins. A key already written as a line ("ssh-ed25519 AAAA...") is
+// taken as it is.
+func HostKey(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.Contains(s, " ") {
-		return s
+		return s, nil
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil || !strings.Contains(string(b), " ") {
-		c.errs = append(c.errs, field.Invalid(p, s, "must be an SSH public key (\"ssh-ed25519 AAAA...\"), or one encoded in base64 as KubeOne writes it"))
-		return ""
+		return "", errors.New("must be an SSH public key (\"ssh-ed25519 AAAA...\"), or one encoded in base64 as KubeOne reads it")
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(string(b)), nil
 }

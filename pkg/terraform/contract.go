@@ -9,7 +9,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
 
-// keepContract blanks out every output that is not slipway's (not named slipway_*) so that
+// keepContract blanks out every output that is not slipway's (not named slipway_*, nor one of
+// the four KubeOne outputs slipway also reads) so that
 // parsing builds nodes only for slipway's outputs, whatever else the user's Terraform prints:
 // each such value becomes 0 followed by spaces, its line breaks kept, so that line numbers in
 // errors still match the input. slipway's own outputs may total at most MaxContractBytes.
@@ -34,7 +35,7 @@ func keepContract(data []byte) ([]byte, error) {
 		}
 		end := dec.InputOffset()
 		start := end - int64(len(value))
-		if strings.HasPrefix(name, "slipway_") {
+		if strings.HasPrefix(name, "slipway_") || isKubeOneOutput(name) {
 			contract += int64(len(value))
 			continue
 		}
@@ -49,7 +50,7 @@ func keepContract(data []byte) ([]byte, error) {
 		return notAnObject(data)
 	}
 	if contract > MaxContractBytes {
-		return nil, fmt.Errorf("slipway's outputs (slipway_*) are %d bytes, more than the %s slipway reads", contract, bounded.Size(MaxContractBytes))
+		return nil, fmt.Errorf("slipway's outputs (slipway_* or kubeone_*) are %d bytes, more than the %s slipway reads", contract, bounded.Size(MaxContractBytes))
 	}
 	return out, nil
 }

@@ -56,6 +56,7 @@ func (g *HostGroup) hosts(p *field.Path) ([]v1beta1.Host, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	errs = append(errs, g.kubeone.check(g, p)...)
 	hosts := make([]v1beta1.Host, 0, n)
 	for i := range n {
 		public, private := at(g.PublicAddress, i), at(g.PrivateAddress, i)
@@ -85,6 +86,7 @@ func (g *HostGroup) hosts(p *field.Path) ([]v1beta1.Host, field.ErrorList) {
 		if g.Bastion != "" {
 			h.Bastion = &v1beta1.Bastion{Address: g.Bastion, Port: g.BastionPort, User: g.BastionUser, HostPublicKey: g.BastionHostKey}
 		}
+		g.kubeone.apply(&h, public, private)
 		hosts = append(hosts, h)
 	}
 	return hosts, errs

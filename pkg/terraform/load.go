@@ -113,6 +113,8 @@ func orNull(b []byte) string {
 
 // Parse checks `terraform output -json` text against the contract. Outputs not named slipway_*
 // are ignored; an unknown slipway_* output or an unknown field inside one is an error naming it.
+// KubeOne's outputs (kubeone_api, kubeone_hosts, kubeone_static_workers, kubeone_workers) are
+// read instead when there are no slipway_* outputs (see parseKubeOne); both at once is an error.
 func Parse(data []byte) (*Output, error) {
 	data, err := keepContract(data)
 	if err != nil {
@@ -127,10 +129,21 @@ func Parse(data []byte) (*Output, error) {
 	}
 	// Keep only slipway_* outputs; the user's other outputs are none of our business.
 	kept := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
+	kubeone := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		if strings.HasPrefix(node.Content[i].Value, "slipway_") {
+		switch name := node.Content[i].Value; {
+		case strings.HasPrefix(name, "slipway_"):
 			kept.Content = append(kept.Content, node.Content[i], node.Content[i+1])
+		case isKubeOneOutput(name):
+			kubeone.Content = append(kubeone.Content, node.Content[i], node.Content[i+1])
 		}
+	}
+	if len(kept.Content) > 0 && len(kubeone.Content) > 0 {
+		return nil, fmt.Errorf("the output has both slipway's outputs (%s) and KubeOne's (%s); slipway reads one set or the other, so remove one of them",
+			kept.Content[0].Value, kubeone.Content[0].Value)
+	}
+	if len(kubeone.Content) > 0 {
+		return parseKubeOne(kubeone)
 	}
 	var doc document
 	tree, err := strict.DecodeNode(kept, &doc, nil)

@@ -31,8 +31,9 @@ func Merge(c *v1beta1.Cluster, manifestTree any, out *Output) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
+	names := out.outputs()
 	if cp := out.ControlPlane; cp != nil {
-		p := field.NewPath(OutputHosts, "value", "control_plane")
+		p := field.NewPath(names.hosts, "value", "control_plane")
 		errs = append(errs, mergeIdentity(c, cp, p)...)
 		hosts, e := cp.hosts(p)
 		errs = append(errs, e...)
@@ -51,18 +52,18 @@ func Merge(c *v1beta1.Cluster, manifestTree any, out *Output) field.ErrorList {
 	if len(out.StaticWorkers) > 0 {
 		if len(c.StaticWorkers.Hosts) > 0 && out.staticWorkerHosts() {
 			errs = append(errs, field.Forbidden(field.NewPath("staticWorkers", "hosts"),
-				"static workers are also in the Terraform output ("+OutputStaticWorkers+"); list them in one place only"))
+				"static workers are also in the Terraform output ("+names.staticWorkers+"); list them in one place only"))
 		} else {
 			for _, name := range slices.Sorted(maps.Keys(out.StaticWorkers)) {
 				g := out.StaticWorkers[name]
-				hosts, e := g.hosts(field.NewPath(OutputStaticWorkers, "value").Key(name))
+				hosts, e := g.hosts(field.NewPath(names.staticWorkers, "value").Key(name))
 				errs = append(errs, e...)
 				c.StaticWorkers.Hosts = append(c.StaticWorkers.Hosts, hosts...)
 			}
 		}
 	}
 	if out.API != nil {
-		errs = append(errs, mergeAPI(c, out.API)...)
+		errs = append(errs, mergeAPI(c, out.API, names.api)...)
 	}
 	errs = append(errs, mergeWorkers(c, manifestTree, out)...)
 	return errs
@@ -99,8 +100,8 @@ func mergeIdentity(c *v1beta1.Cluster, g *HostGroup, p *field.Path) field.ErrorL
 	return errs
 }
 
-func mergeAPI(c *v1beta1.Cluster, api *API) field.ErrorList {
-	p := field.NewPath(OutputAPI, "value", "endpoint")
+func mergeAPI(c *v1beta1.Cluster, api *API, output string) field.ErrorList {
+	p := field.NewPath(output, "value", "endpoint")
 	host, port := api.Endpoint, 0
 	if h, ps, err := net.SplitHostPort(api.Endpoint); err == nil {
 		n, err := strconv.Atoi(ps)
@@ -166,7 +167,7 @@ func mergeWorkers(c *v1beta1.Cluster, manifestTree any, out *Output) field.Error
 		}
 		var pool v1beta1.WorkerPool
 		if err := strict.FromTree(tree, &pool); err != nil {
-			errs = append(errs, field.Invalid(field.NewPath(OutputWorkers, "value").Key(name), "", err.Error()))
+			errs = append(errs, field.Invalid(field.NewPath(out.outputs().workers, "value").Key(name), "", err.Error()))
 			continue
 		}
 		if i, ok := index[name]; ok {

@@ -28,6 +28,21 @@ type Output struct {
 	Workers map[string]WorkerPool
 	// workerTrees keeps each pool as Terraform wrote it, for field-wise merging.
 	workerTrees map[string]map[string]any
+	// Warnings name what the output sets that slipway does not use (KubeOne's outputs only).
+	Warnings []string
+	// names are the outputs' names, which errors use: slipway's, or KubeOne's.
+	names outputNames
+}
+
+// outputNames are the names of the four outputs.
+type outputNames struct{ api, hosts, staticWorkers, workers string }
+
+// outputs returns the names of the outputs o was read from.
+func (o *Output) outputs() outputNames {
+	if o.names.api == "" {
+		return outputNames{OutputAPI, OutputHosts, OutputStaticWorkers, OutputWorkers}
+	}
+	return o.names
 }
 
 // API is the slipway_api output.
@@ -65,6 +80,8 @@ type HostGroup struct {
 	BastionHostKey    string            `json:"bastion_host_key,omitempty"`
 	Labels            map[string]string `json:"labels,omitempty"`
 	Taints            []v1beta1.Taint   `json:"taints,omitempty"`
+	// kubeone holds what KubeOne's host groups have beyond slipway's contract.
+	kubeone *kubeOneExtras
 }
 
 // WorkerPool is one entry of slipway_workers. ProviderSpec has the manifest's

@@ -68,7 +68,7 @@ With -o json the manifest and the warnings are printed as one JSON object
 					warnings = []kubeone.Warning{}
 				}
 				return write(s.Out, "json", struct {
-					Cluster  *v1beta1.Cluster `json:"cluster"`
+					Cluster  *v1beta1.Cluster  `json:"cluster"`
 					Warnings []kubeone.Warning `json:"warnings"`
 				}{res.Cluster, warnings})
 			}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 
+	"golang.org/x/crypto/ssh"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
@@ -94,12 +95,16 @@ func (c *converter) hostKey(s string, p *field.Path) string {
 // taken as it is.
 func HostKey(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || strings.Contains(s, " ") {
-		return s, nil
+	if s == "" {
+		return "", nil
 	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || !strings.Contains(string(b), " ") {
+	if !strings.Contains(s, " ") {
+		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+			s = strings.TrimSpace(string(b))
+		}
+	}
+	if _, _, _, _, err := ssh.ParseAuthorizedKey([]byte(s)); err != nil {
 		return "", errors.New("must be an SSH public key (\"ssh-ed25519 AAAA...\"), or one encoded in base64 as KubeOne reads it")
 	}
-	return strings.TrimSpace(string(b)), nil
+	return s, nil
 }

@@ -53,7 +53,11 @@ func prune(n *yaml.Node) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			prune(v)
-			if v.Tag == "!!null" || (v.Kind == yaml.MappingNode && len(v.Content) == 0 && !emptyMeaningful[k.Value]) {
+			// Fields without omitempty render as "" (or, for operatingSystemSpec, all false) when
+			// KubeOne did not set them; written out, they would win over the Terraform output's
+			// values of the same pool when the manifest and the output are merged.
+			if v.Tag == "!!null" || (v.Tag == "!!str" && v.Value == "") || (v.Kind == yaml.MappingNode && len(v.Content) == 0 && !emptyMeaningful[k.Value]) ||
+				(k.Value == "operatingSystemSpec" && allFalse(v)) {
 				continue
 			}
 			if v.Kind == yaml.MappingNode && len(v.Content) == 0 {
@@ -70,6 +74,15 @@ func prune(n *yaml.Node) {
 			prune(c)
 		}
 	}
+}
+
+func allFalse(n *yaml.Node) bool {
+	for i := 1; i < len(n.Content); i += 2 {
+		if n.Content[i].Tag != "!!bool" || n.Content[i].Value != "false" {
+			return false
+		}
+	}
+	return n.Kind == yaml.MappingNode
 }
 
 // annotate attaches comments to the keys whose dotted path (with [i] for list entries) they name.

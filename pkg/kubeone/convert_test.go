@@ -2,8 +2,8 @@ package kubeone_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
@@ -357,7 +357,6 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
-
 
 // writeKey writes a private key file for the hosts to name (validation wants SSH
 // authentication; the key is never used to connect).

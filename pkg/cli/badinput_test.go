@@ -67,7 +67,7 @@ func TestBadInputIsBounded(t *testing.T) {
 		{"terraform output from /dev/zero", nil, []string{"config", "dump", "-m", m, "-t", "/dev/zero"}, ExitConfig, "/dev/zero is larger than 8 MiB", 64 << 20},
 		{"endless terraform output on stdin", endless{}, []string{"config", "dump", "-m", m, "-t", "-"}, ExitConfig, "the Terraform output on stdin is larger than 8 MiB", 64 << 20},
 		{"large outputs of the user's own", nil, []string{"config", "dump", "-m", m, "-t", otherOutputs}, ExitOK, "", 128 << 20},
-		{"large slipway outputs", nil, []string{"config", "dump", "-m", m, "-t", bigContract}, ExitConfig, "slipway's outputs (slipway_*) are 2097", 64 << 20},
+		{"large slipway outputs", nil, []string{"config", "dump", "-m", m, "-t", bigContract}, ExitConfig, "slipway's outputs (slipway_*, or KubeOne's kubeone_*) are 2097", 64 << 20},
 		{"apply with a manifest from /dev/zero", nil, []string{"apply", "-m", "/dev/zero", "--dry-run"}, ExitConfig, "/dev/zero is larger than 1 MiB", 16 << 20},
 	}
 	for _, tt := range tests {

@@ -50,7 +50,7 @@ func keepContract(data []byte) ([]byte, error) {
 		return notAnObject(data)
 	}
 	if contract > MaxContractBytes {
-		return nil, fmt.Errorf("slipway's outputs (slipway_* or kubeone_*) are %d bytes, more than the %s slipway reads", contract, bounded.Size(MaxContractBytes))
+		return nil, fmt.Errorf("slipway's outputs (slipway_*, or KubeOne's kubeone_*) are %d bytes, more than the %s slipway reads", contract, bounded.Size(MaxContractBytes))
 	}
 	return out, nil
 }

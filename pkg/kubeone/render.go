@@ -1,7 +1,6 @@
 package kubeone
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -34,16 +33,7 @@ func (r *Result) Manifest(source string) ([]byte, error) {
 	}
 	head += "\nCheck it with `slipway config dump -m <this file> [-t <terraform>]`."
 	root.HeadComment = head
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return yamlfmt.Encode(&doc)
 }
 
 func prune(n *yaml.Node) {

@@ -34,10 +34,16 @@ func marshal(v any, prune bool) ([]byte, error) {
 		apiVersionFirst(doc.Content[0])
 	}
 	block(&doc)
+	return Encode(&doc)
+}
+
+// Encode writes a YAML node tree with a two-space indent, for callers that edit the tree (to
+// add comments, say) between Marshal and printing.
+func Encode(doc *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
@@ -76,17 +77,22 @@ func Convert(data []byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if node.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: a KubeOneCluster manifest must be a YAML mapping (apiVersion: ..., kind: KubeOneCluster, ...)", node.Line)
+	}
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	// The header is read leniently first, so that a manifest of another kind is named as such
 	// rather than as a list of unknown fields.
-	if tree, err := strict.DecodeNode(node, &map[string]any{}, nil); err == nil {
-		if m, ok := tree.(map[string]any); ok {
-			head.APIVersion, _ = m["apiVersion"].(string)
-			head.Kind, _ = m["kind"].(string)
-		}
+	tree, err := strict.DecodeNode(node, &map[string]any{}, nil)
+	if err != nil {
+		return nil, err // not a mapping, or duplicate keys: the error says which
+	}
+	if m, ok := tree.(map[string]any); ok {
+		head.APIVersion, _ = m["apiVersion"].(string)
+		head.Kind, _ = m["kind"].(string)
 	}
 	var errs field.ErrorList
 	if head.Kind != Kind {

@@ -324,6 +324,8 @@ func TestConvertErrors(t *testing.T) {
 	below := fmt.Sprintf("v1.%d.0", v1beta1.MinKubernetesMinor-1)
 	tests := []struct{ name, input, want string }{
 		{"not YAML", "apiVersion: [", "parsing YAML"},
+		{"a list", "- a\n- b\n", "line 1: a KubeOneCluster manifest must be a YAML mapping"},
+		{"a duplicate key", doc("v1beta2", "name: again\n"), "name"},
 		{"a slipway manifest", "apiVersion: slipway.dev/v1beta1\nkind: Cluster\n", `kind: Unsupported value: "Cluster"`},
 		{"an older KubeOne API", "apiVersion: kubeone.k8c.io/v1beta1\nkind: KubeOneCluster\n", `apiVersion: Unsupported value: "kubeone.k8c.io/v1beta1"`},
 		{"an unknown field", doc("v1beta2", "clusterNetwork:\n  cni:\n    flannel: {}\n"), "clusterNetwork.cni.flannel"},

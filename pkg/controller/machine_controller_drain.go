@@ -56,6 +56,9 @@ func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, 
 	}
 	res, err := d.Pass(ctx, node.Name)
 	if err != nil {
+		// Shown on the Machine: an invalid drain annotation on a pod holds the drain until it is
+		// fixed or the timeout passes.
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionFalse, "DrainFailed", err.Error())
 		return false, 0, err
 	}
 	if res.Done {

@@ -63,7 +63,11 @@ func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, 
 	}
 	if res.Done {
 		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "Drained", "")
-		r.recorder.Eventf(m, corev1.EventTypeNormal, "Drained", "Drained node %s", node.Name)
+		if c != nil {
+			// Only a drain that had to wait (and said Draining) gets an event for its end: a Node
+			// that was empty on the first pass is the common case, and events cost requests.
+			r.recorder.Eventf(m, corev1.EventTypeNormal, "Drained", "Drained node %s", node.Name)
+		}
 		return true, 0, nil
 	}
 	if c == nil {

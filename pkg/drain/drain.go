@@ -89,7 +89,7 @@ func (d *Drainer) Drain(ctx context.Context, nodeName string) error {
 			return d.timedOut(ctx, nodeName, err)
 		}
 		if len(plan.Groups) == 0 {
-			return d.timedOut(ctx, nodeName, d.waitFor(ctx, nodeName, plan.Wait, "complete", finished))
+			return d.timedOut(ctx, nodeName, d.waitFor(ctx, nodeName, plan.Wait, "to complete", finished))
 		}
 		g := plan.Groups[0]
 		if err := d.evictAll(ctx, g.Pods); err != nil {
@@ -177,7 +177,8 @@ func (d *Drainer) waitFor(ctx context.Context, nodeName string, pods []corev1.Po
 		return len(left) == 0, nil
 	})
 	if err != nil && ctx.Err() != nil && len(left) > 0 {
-		return fmt.Errorf("waiting for pods %s: %s still there: %w", what, strings.Join(left, ", "), err)
+		// Name the deadline, not the request it happened to cut short.
+		return fmt.Errorf("waiting for pods %s: %s still there: %w", what, strings.Join(left, ", "), ctx.Err())
 	}
 	return err
 }

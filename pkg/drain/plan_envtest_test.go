@@ -35,7 +35,7 @@ func TestPlan(t *testing.T) {
 		{name: "skip annotation",
 			pods:   []pod{{"keep", []podOpt{annotated(drain.SkipAnnotation, "true")}}, {"go", []podOpt{annotated(drain.SkipAnnotation, "false")}}},
 			groups: "0:go", skipped: "keep"},
-		{name: "orders group pods, lowest first, default 0",
+		{name: "orders group pods lowest first and default to 0",
 			pods:   []pod{{"db", []podOpt{order("10")}}, {"app-a", nil}, {"app-b", []podOpt{order("0")}}, {"proxy", []podOpt{order("-5")}}},
 			groups: "-5:proxy 0:app-a,app-b 10:db"},
 		{name: "wait-for-completion pods are waited for, not evicted, until they finish",

@@ -77,6 +77,9 @@ func (p *controllerProcess) requests() (float64, map[string]float64, error) {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, nil, fmt.Errorf("reading %s: %s", p.metrics, resp.Status)
+	}
 	var sum float64
 	by := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)

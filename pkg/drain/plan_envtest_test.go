@@ -27,8 +27,8 @@ func TestPlan(t *testing.T) {
 		err     []string // substrings of the error, if any
 	}{
 		{name: "daemonset and mirror pods are skipped",
-			pods:    []pod{{"web", nil}, {"agent", []podOpt{daemonSetPod}}, {"static", []podOpt{mirror, unmanaged}}},
-			groups:  "0:web", skipped: "agent,static"},
+			pods:   []pod{{"web", nil}, {"agent", []podOpt{daemonSetPod}}, {"static", []podOpt{mirror, unmanaged}}},
+			groups: "0:web", skipped: "agent,static"},
 		{name: "a pod owned by a non-apps DaemonSet kind is evicted",
 			pods:   []pod{{"odd", []podOpt{ownedBy("DaemonSet", "example.com/v1")}}},
 			groups: "0:odd"},

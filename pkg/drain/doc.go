@@ -19,7 +19,7 @@
 //     whole drain fail before anything is evicted: a pod with an emptyDir volume unless
 //     Options.DeleteEmptyDirData is set (its data dies with the pod), and a pod that no
 //     controller owns unless Options.EvictUnmanaged is set (nothing recreates it elsewhere).
-//     Pods that are already terminating are never refused.
+//     Pods that are already terminating or have finished are never refused.
 //
 // # Order
 //

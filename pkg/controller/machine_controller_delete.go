@@ -72,10 +72,10 @@ func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope
 			return ctrl.Result{}, err
 		}
 	}
+	// The Machine is released: only the finalizer holds it. Its status is not written again: the
+	// object is about to vanish, a write would cost a request per Machine, and the Deleted event
+	// below says it. Should the finalizer patch fail, the next reconcile starts from here.
 	m.Status.Phase = v1alpha1.MachinePhaseDeleted
-	if err := r.patchStatus(ctx, s.orig, s); err != nil {
-		return ctrl.Result{}, err
-	}
 	s.orig = m.DeepCopy()
 	orig := m.DeepCopy()
 	controllerutil.RemoveFinalizer(m, v1alpha1.MachineFinalizer)

@@ -26,7 +26,7 @@ func (r *machineReconciler) reconcileMaintenance(ctx context.Context, s *machine
 		}
 		// Leaving maintenance, or an aborted deletion: this controller cordoned the Node, so it
 		// uncordons it.
-		if err := newDrainer(ctx, r).cordon(ctx, node, false); err != nil {
+		if err := newDrainer(r).Cordon(ctx, node, false); err != nil {
 			return ctrl.Result{}, err
 		}
 		meta.RemoveStatusCondition(&m.Status.Conditions, v1alpha1.MachineDrained)

@@ -3,17 +3,14 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/kubectl/pkg/drain"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -195,8 +192,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 		return ""
 	}
 	mr := &machineReconciler{client: c, reader: reader, kube: kube, cloud: tracked, recorder: recorder, opts: opts,
-		joinInfo:        &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}},
-		evictionVersion: sync.OnceValues(func() (schema.GroupVersion, error) { return drain.CheckEvictionSupport(kube) })}
+		joinInfo: &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}}}
 	steps := []struct {
 		name string
 		err  func() error

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 		"cluster.k8s.io/machinedeployments/status patch", "cluster.k8s.io/machinedeployments/finalizers update",
 		// Nodes: follow, label and taint, cordon, delete a Machine's Node; drain it.
 		"/nodes get", "/nodes list", "/nodes watch", "/nodes patch", "/nodes delete",
-		"/pods list", "/pods/eviction create", "apps/daemonsets get",
+		"/pods list", "/pods/eviction create",
 		"/events create", "/events patch",
 		// kubelet serving certificates of the Machines' Nodes.
 		"certificates.k8s.io/certificatesigningrequests get", "certificates.k8s.io/certificatesigningrequests list",

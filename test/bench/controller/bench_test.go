@@ -89,19 +89,19 @@ func BenchmarkScale500(b *testing.B) {
 		if err := env.Client.Create(context.Background(), md); err != nil {
 			b.Fatal(err)
 		}
-		r0, _ := p.requests()
+		r0, by0, _ := p.requests()
 		start := time.Now()
 		scale(b, env, md, 500)
 		waitMachines(b, env, ns, 500)
 		up := time.Since(start)
-		r1, _ := p.requests()
+		r1, by1, _ := p.requests()
 		rss, peak, _ := p.memory()
 
 		start = time.Now()
 		scale(b, env, md, 0)
 		waitMachines(b, env, ns, 0)
 		down := time.Since(start)
-		r2, _ := p.requests()
+		r2, by2, _ := p.requests()
 		rssAfter, peakAfter, _ := p.memory()
 
 		b.ReportMetric(up.Seconds(), "s-scale-up")
@@ -112,6 +112,7 @@ func BenchmarkScale500(b *testing.B) {
 		fmt.Printf("qps %d, workers %d, GOMEMLIMIT %q\n", qps, workers, os.Getenv("BENCH_GOMEMLIMIT"))
 		fmt.Printf("scale 0→500: %.1fs, %.1f API requests per machine; RSS at 500 machines %.0f MiB (peak %.0f)\n", up.Seconds(), (r1-r0)/500, rss, peak)
 		fmt.Printf("scale 500→0: %.1fs, %.1f API requests per machine; RSS after %.0f MiB (peak %.0f)\n", down.Seconds(), (r2-r1)/500, rssAfter, peakAfter)
+		fmt.Printf("requests per machine by method: up %s; down %s\n", perMachine(by0, by1, 500), perMachine(by1, by2, 500))
 	}
 }
 
@@ -130,7 +131,7 @@ func BenchmarkRSS5000(b *testing.B) {
 		}
 		waitMachines(b, env, ns, 5000)
 		took := time.Since(start)
-		requests, _ := p.requests()
+		requests, _, _ := p.requests()
 		rss, peak, _ := p.memory()
 		heap, _ := p.heap()
 		b.ReportMetric(rss, "MiB-rss")

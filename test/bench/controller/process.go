@@ -3,11 +3,13 @@ package controller
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,21 +63,25 @@ func startController(b *testing.B, env *envtest.Env, ns string, qps, workers int
 		_, _ = cmd.Process.Wait()
 	})
 	envtest.Eventually(b, time.Minute, "the controller's metrics endpoint", func() (bool, string) {
-		_, err := p.requests()
+		_, _, err := p.requests()
 		return err == nil, fmt.Sprint(err)
 	})
 	return p
 }
 
 // requests sums client-go's rest_client_requests_total from the controller's metrics: every
-// request it sent to the API server, watches included.
-func (p *controllerProcess) requests() (float64, error) {
+// request it sent, also by HTTP method (GET, LIST and WATCH are all GET to client-go).
+func (p *controllerProcess) requests() (float64, map[string]float64, error) {
 	resp, err := http.Get(p.metrics)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, nil, fmt.Errorf("reading %s: %s", p.metrics, resp.Status)
+	}
 	var sum float64
+	by := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -86,11 +92,26 @@ func (p *controllerProcess) requests() (float64, error) {
 		f := strings.Fields(line)
 		v, err := strconv.ParseFloat(f[len(f)-1], 64)
 		if err != nil {
-			return 0, fmt.Errorf("parsing %q: %w", line, err)
+			return 0, nil, fmt.Errorf("parsing %q: %w", line, err)
 		}
 		sum += v
+		if _, rest, ok := strings.Cut(line, `method="`); ok {
+			method, _, _ := strings.Cut(rest, `"`)
+			by[method] += v
+		}
 	}
-	return sum, sc.Err()
+	return sum, by, sc.Err()
+}
+
+// perMachine formats the requests between two readings by method, per Machine.
+func perMachine(before, after map[string]float64, machines float64) string {
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(after)) {
+		if d := after[m] - before[m]; d > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", m, d/machines))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // memory returns the process's resident set now and its peak, in MiB.

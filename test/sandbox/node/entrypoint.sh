@@ -53,6 +53,15 @@ else
   : >/etc/cloud/cloud-init.disabled
 fi
 
+# The kubelet's root directory must sit on a file system that its cadvisor can describe: from
+# v1.36 on the kubelet stops at start ("failed to get rootfs info") when it is Docker's
+# fuse-overlayfs, the storage driver on some machines. Keep it on the host's containerd volume.
+if [ "$(findmnt -no FSTYPE /)" = fuse.fuse-overlayfs ] && [ -d /var/lib/containerd ] && ! mountpoint -q /var/lib/kubelet; then
+  mkdir -p /var/lib/containerd/.sandbox-kubelet /var/lib/kubelet
+  mount --bind /var/lib/containerd/.sandbox-kubelet /var/lib/kubelet
+  mount --make-rshared /var/lib/kubelet
+fi
+
 # Without CAP_SYS_RESOURCE no process may lower its oom_score_adj, and runc fails every pod
 # sandbox. Put a wrapper first on PATH that clamps negative values; only where it is needed.
 capeff=$(awk '/^CapEff:/ {print $2}' /proc/self/status)

@@ -258,10 +258,15 @@ for _ in $(seq 50); do pgrep -x sleep >/dev/null && break; sleep 0.1; done`)
 	// The stopped reset did what came before /var/lib/kubelet, and unmounted what it could.
 	both := out + "slipway: " + strings.Join(changes, "\nslipway: ")
 	for _, want := range []string{"emptied /var/lib/etcd (a mount point of its own, kept)", "unmounted /var/lib/kubelet/pods/a/volumes/nfs",
-		"unmounted /var/lib/kubelet/pods/b/volumes/busy", "removed /var/lib/kubelet"} {
+		"unmounted /var/lib/kubelet/pods/b/volumes/busy"} {
 		if !strings.Contains(both, "slipway: "+want) {
 			t.Errorf("reset did not report %q:\n%s", want, both)
 		}
+	}
+	// Where the container's root is fuse-overlayfs, the sandbox keeps /var/lib/kubelet on a volume
+	// (test/sandbox/node/entrypoint.sh): then it is a mount point of its own, emptied and kept.
+	if !strings.Contains(both, "slipway: removed /var/lib/kubelet\n") && !strings.Contains(both, "slipway: emptied /var/lib/kubelet (a mount point of its own, kept)") {
+		t.Errorf("reset neither removed nor emptied /var/lib/kubelet:\n%s", both)
 	}
 	if left := x.shell("mountpoint -q /var/lib/etcd && ls -A /var/lib/etcd | wc -l"); left != "0" {
 		t.Errorf("/var/lib/etcd is not mounted and empty after reset: %q entries", left)

@@ -10,7 +10,7 @@ TOOLS := $(SLIPWAY_CACHE)/tools/$(shell $(GO) env GOVERSION)
 
 CONTROLLER_GEN_VERSION := v0.19.0
 STATICCHECK_VERSION := v0.6.1
-KUBE_VERSION ?= v1.34.1
+KUBE_VERSION ?= v1.36.3
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/slipway-dev/slipway/pkg/version.Version=$(VERSION)

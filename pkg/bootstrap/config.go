@@ -16,7 +16,7 @@ import (
 type Config struct {
 	// OperatingSystem is "ubuntu" or "debian".
 	OperatingSystem string
-	// KubeletVersion is the kubelet and kubeadm version, e.g. 1.34.1 (a leading v is allowed).
+	// KubeletVersion is the kubelet and kubeadm version, e.g. 1.36.3 (a leading v is allowed).
 	KubeletVersion string
 	// APIServerEndpoint is the host:port kubeadm join discovers the cluster through.
 	APIServerEndpoint string
@@ -65,7 +65,7 @@ func (c Config) validate() (*semver.Version, error) {
 	}
 	v, err := semver.StrictNewVersion(strings.TrimPrefix(c.KubeletVersion, "v"))
 	if err != nil || v.Prerelease() != "" || v.Metadata() != "" {
-		bad("kubelet version %q is not a release version such as 1.34.1", c.KubeletVersion)
+		bad("kubelet version %q is not a release version such as 1.36.3", c.KubeletVersion)
 	}
 	host, port, err := net.SplitHostPort(c.APIServerEndpoint)
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 1 || p > 65535 ||

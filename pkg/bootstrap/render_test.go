@@ -15,7 +15,7 @@ const testKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH
 func validConfig(os string) Config {
 	return Config{
 		OperatingSystem:   os,
-		KubeletVersion:    "v1.34.1",
+		KubeletVersion:    "v1.36.3",
 		APIServerEndpoint: "10.0.0.10:6443",
 		CACertHash:        "sha256:" + strings.Repeat("ab", 32),
 		Token:             "abcdef.0123456789abcdef",
@@ -72,8 +72,8 @@ func TestRenderRejects(t *testing.T) {
 	}{
 		{name: "flatcar", mutate: func(c *Config) { c.OperatingSystem = "flatcar" }, wantErr: "flatcar is not supported yet"},
 		{name: "unknown os", mutate: func(c *Config) { c.OperatingSystem = "windows" }, wantErr: "not supported"},
-		{name: "shell in version", mutate: func(c *Config) { c.KubeletVersion = "1.34.1'; rm -rf /" }, wantErr: "kubelet version"},
-		{name: "prerelease", mutate: func(c *Config) { c.KubeletVersion = "1.34.1-rc.0" }, wantErr: "kubelet version"},
+		{name: "shell in version", mutate: func(c *Config) { c.KubeletVersion = "1.36.3'; rm -rf /" }, wantErr: "kubelet version"},
+		{name: "prerelease", mutate: func(c *Config) { c.KubeletVersion = "1.36.3-rc.0" }, wantErr: "kubelet version"},
 		{name: "endpoint without port", mutate: func(c *Config) { c.APIServerEndpoint = "10.0.0.10" }, wantErr: "endpoint"},
 		{name: "endpoint injection", mutate: func(c *Config) { c.APIServerEndpoint = "$(id):6443" }, wantErr: "endpoint"},
 		{name: "bad hash", mutate: func(c *Config) { c.CACertHash = "sha256:xyz" }, wantErr: "hash"},

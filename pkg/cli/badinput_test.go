@@ -44,7 +44,7 @@ func (endless) Read(p []byte) (int, error) {
 // memory stays small; before the limits, -m /dev/zero grew until the runtime died (exit 2).
 func TestBadInputIsBounded(t *testing.T) {
 	write := tempWriter(t)
-	manifest := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n" +
+	manifest := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\n" +
 		"controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n"
 	// 2 MiB of list items: parsed, they took 490 MB and printed 44 MB of problems.
 	bigManifest := write("big.yaml", manifest+"workers:\n"+strings.Repeat("- a\n", 2<<20/4))
@@ -111,7 +111,7 @@ func TestTerraformFailureIsAnEnvironmentError(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(m, []byte("apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"), 0o600); err != nil {
+	if err := os.WriteFile(m, []byte("apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, code, _ := runWith(t, strings.NewReader(""), "config", "dump", "-m", m, "-t", dir)
@@ -126,7 +126,7 @@ func TestSecretsAreNotEchoed(t *testing.T) {
 	write := tempWriter(t)
 	const secret = "hunter2-very-secret"
 	t.Setenv("SLIPWAY_TEST_NOT_A_SOCKET", secret)
-	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"
+	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\n"
 	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n"
 	registries := "containerRuntime:\n  containerd:\n    registries:\n" +
 		"      docker.io: {auth: {username: robot, password: " + secret + "}}\n" +

@@ -53,7 +53,7 @@ func TestConfigMachineDeployments(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, stderr)
 	}
-	for _, want := range []string{"kind: MachineDeployment", "namespace: kube-system", "workerset: pool1", "kubelet: 1.34.1",
+	for _, want := range []string{"kind: MachineDeployment", "namespace: kube-system", "workerset: pool1", "kubelet: 1.36.3",
 		"flavor: m1.large", "network: demo-net", "maxSurge: 1", "cloudProvider: openstack"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -70,7 +70,7 @@ func TestConfigMachineDeployments(t *testing.T) {
 
 func TestExitCodesAndMessages(t *testing.T) {
 	write := tempWriter(t)
-	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.34.1}\n"
+	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\n"
 	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id%s}]}\n"
 	tests := []struct {
 		name string
@@ -85,7 +85,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"no manifest", []string{"config", "dump"}, ExitConfig, "pass -m/--manifest"},
 		{"unknown field", []string{"config", "dump", "-m", write("a.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
 		{"bad cidr", []string{"config", "dump", "-m", write("b.yaml", head+"clusterNetwork: {podSubnet: 10.0.0/8}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "clusterNetwork.podSubnet: Invalid value"},
-		{"unsupported version", []string{"config", "dump", "-m", write("c.yaml", strings.Replace(head, "v1.34.1", "v1.29.0", 1)+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "versions.kubernetes"},
+		{"unsupported version", []string{"config", "dump", "-m", write("c.yaml", strings.Replace(head, "v1.36.3", "v1.29.0", 1)+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "versions.kubernetes"},
 		{"duplicate host", []string{"config", "dump", "-m", write("d.yaml", head+"apiEndpoint: {host: lb}\ncontrolPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}, {publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n")}, ExitConfig, "controlPlane.hosts[1].publicAddress: Duplicate value"},
 		{"injection", []string{"config", "dump", "-m", write("e.yaml", head+strings.ReplaceAll(host, "%s", `, hostname: "a;rm -rf /"`))}, ExitConfig, `controlPlane.hosts[0].hostname: Invalid value: "a;rm -rf /"`},
 		{"bad terraform", []string{"config", "dump", "-m", write("f.yaml", head), "-t", write("tf.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},

@@ -22,7 +22,7 @@ func probeOutput(hostname, osID string, sudo bool) string {
 
 func testCluster(t *testing.T, hosts ...string) *v1beta1.Cluster {
 	t.Helper()
-	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.34.1"}}
+	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.36.3"}}
 	for i, h := range hosts {
 		host := v1beta1.Host{PublicAddress: h, SSHPrivateKeyFile: "/k"}
 		if i == 0 {

@@ -31,7 +31,7 @@ func TestLockOnASandboxHost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	const name = "lock"
-	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{Name: name, Dir: t.TempDir(), Subnet: "172.30.242.0/24", Hosts: 1, Versions: []string{"v1.34.1"}})
+	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{Name: name, Dir: t.TempDir(), Subnet: "172.30.242.0/24", Hosts: 1, Versions: []string{"v1.36.3"}})
 	t.Cleanup(func() {
 		if err := sandboxapi.Down(context.Background(), name); err != nil {
 			t.Errorf("sandbox down: %v", err)

@@ -15,7 +15,7 @@ import (
 // that do not line up are a config error naming each list.
 func TestLoadWithTerraformHosts(t *testing.T) {
 	manifest := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(manifest, []byte("apiVersion: slipway.dev/v1beta1\nkind: Cluster\nversions: {kubernetes: v1.34.1}\ncloudProvider: {external: true}\n"), 0o644); err != nil {
+	if err := os.WriteFile(manifest, []byte("apiVersion: slipway.dev/v1beta1\nkind: Cluster\nversions: {kubernetes: v1.36.3}\ncloudProvider: {external: true}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	type host struct{ dial, private, bastion string }

@@ -111,15 +111,15 @@ func TestListMatchesRenderedManifests(t *testing.T) {
 // control-plane images: the image repository, version, kube-proxy's absence under Cilium's
 // replacement and the etcd, CoreDNS and pause tags all come from kubeadm itself.
 func TestKubeadmImagesMatchKubeadm(t *testing.T) {
-	bin := kubebin.Kubeadm(t, "v1.34.1")
+	bin := kubebin.Kubeadm(t, "v1.36.3")
 	for _, m := range clusters(t) {
 		t.Run(m.name, func(t *testing.T) {
 			c := m.c
-			if c.Versions.Kubernetes != "v1.34.1" {
+			if c.Versions.Kubernetes != "v1.36.3" {
 				// kubeadm lists the images of its own version: check the rest of this manifest
 				// (registry, CNI, kube-proxy) at kubeadm's version, which the list then follows too.
 				cc := *c
-				cc.Versions.Kubernetes = "v1.34.1"
+				cc.Versions.Kubernetes = "v1.36.3"
 				c = &cc
 			}
 			cfg, err := kubeadm.InitConfig(c, kubeadm.NodeParams{Host: c.ControlPlane.Hosts[0], Name: "cp-1"}, kubeadm.KubeletParams{},

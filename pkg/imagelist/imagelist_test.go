@@ -119,7 +119,7 @@ func TestList(t *testing.T) {
 		{name: "default", want: []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "etcd", "coredns", "pause", "flannel"},
 			absent: []string{imagelist.MachineController, imagelist.CCM}},
 		{name: "overwrite-canal", want: []string{"canal", "kube-proxy"}, registryOwned: true,
-			wantRefs: []string{"registry.example.com:5000/mirror/coredns:v1.12.1", "registry.example.com:5000/mirror/calico/node:v3.30.3"}},
+			wantRefs: []string{"registry.example.com:5000/mirror/coredns:v1.14.2", "registry.example.com:5000/mirror/calico/node:v3.30.3"}},
 		{name: "cilium", want: []string{"cilium", "kube-proxy"}, absent: []string{"flannel", "canal"}},
 		{name: "cilium-kpr", want: []string{"cilium"}, absent: []string{"kube-proxy", "flannel"}},
 		{name: "external-cni", want: []string{"pause"}, absent: []string{"flannel", "canal", "cilium", "external"}},
@@ -177,7 +177,7 @@ func TestList(t *testing.T) {
 // TestSharedImage: an image two components run is listed once, naming both.
 func TestSharedImage(t *testing.T) {
 	c := load(t, "openstack-external")
-	c.MachineController.Image = "registry.k8s.io/pause:3.10.1"
+	c.MachineController.Image = "registry.k8s.io/pause:3.10.2"
 	imgs, err := imagelist.For(c)
 	if err != nil {
 		t.Fatal(err)

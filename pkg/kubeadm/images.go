@@ -13,9 +13,9 @@ const DefaultImageRepository = "registry.k8s.io"
 // minorImages are the etcd, CoreDNS and pause tags each kubeadm minor asks for (kubeadm's
 // constants.go: DefaultEtcdVersion, CoreDNSVersion, PauseVersion).
 var minorImages = map[uint64]struct{ etcd, coreDNS, pause string }{
-	33: {"3.5.21-0", "v1.12.0", "3.10"},
-	34: {"3.6.4-0", "v1.12.1", "3.10.1"},
 	35: {"3.6.6-0", "v1.13.1", "3.10.1"},
+	36: {"3.6.8-0", "v1.14.2", "3.10.2"},
+	37: {"3.7.0-0", "v1.14.6", "3.10.2"},
 }
 
 // PauseImage is the pod sandbox image for containerd's sandbox_image: the one kubeadm expects,

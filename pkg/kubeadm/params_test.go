@@ -45,7 +45,7 @@ func TestRejects(t *testing.T) {
 		}, "only for control-plane joins"},
 		{"unsupported version", func() ([]byte, error) {
 			bad := *c
-			bad.Versions.Kubernetes = "v1.30.0"
+			bad.Versions.Kubernetes = "v1.32.0"
 			return kubeadm.UpgradeConfig(&bad, node(cp))
 		}, "unsupported version"},
 		{"no endpoint", func() ([]byte, error) {
@@ -72,10 +72,10 @@ func TestPreflightIgnores(t *testing.T) {
 		extra    []string
 		want     string
 	}{
-		{"1.34 cgroup v1", "v1.34.1", true, nil, ""},
-		{"1.35 cgroup v2", "v1.35.4", false, nil, ""},
-		{"1.35 cgroup v1", "v1.35.4", true, nil, "SystemVerification"},
-		{"extra kept", "v1.35.4", true, []string{"HTTPProxyCIDR"}, "SystemVerification,HTTPProxyCIDR"},
+		{"cgroup v2", "v1.37.2", false, nil, ""},
+		{"cgroup v1", "v1.37.2", true, nil, "SystemVerification"},
+		{"oldest minor on cgroup v1", "v1.35.4", true, nil, "SystemVerification"},
+		{"extra kept", "v1.37.2", true, []string{"HTTPProxyCIDR"}, "SystemVerification,HTTPProxyCIDR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,13 +98,13 @@ func TestImages(t *testing.T) {
 		want             []string
 		absent           string
 	}{
-		{"single", "v1.34.1", []string{"registry.k8s.io/kube-apiserver:v1.34.1", "registry.k8s.io/coredns/coredns:v1.12.1",
-			"registry.k8s.io/etcd:3.6.4-0", "registry.k8s.io/pause:3.10.1"}, ""},
-		{"single", "v1.33.4", []string{"registry.k8s.io/coredns/coredns:v1.12.0", "registry.k8s.io/pause:3.10"}, ""},
-		{"ha", "v1.35.4", []string{"registry.example.com:5000/k8s/kube-proxy:v1.35.4", "registry.example.com:5000/k8s/coredns:v1.13.1",
-			"registry.example.com:5000/k8s/etcd:3.6.6-0", "registry.example.com:5000/k8s/pause:3.10.1"}, ""},
+		{"single", "v1.36.3", []string{"registry.k8s.io/kube-apiserver:v1.36.3", "registry.k8s.io/coredns/coredns:v1.14.2",
+			"registry.k8s.io/etcd:3.6.8-0", "registry.k8s.io/pause:3.10.2"}, ""},
+		{"single", "v1.35.4", []string{"registry.k8s.io/coredns/coredns:v1.13.1", "registry.k8s.io/etcd:3.6.6-0", "registry.k8s.io/pause:3.10.1"}, ""},
+		{"ha", "v1.37.2", []string{"registry.example.com:5000/k8s/kube-proxy:v1.37.2", "registry.example.com:5000/k8s/coredns:v1.14.6",
+			"registry.example.com:5000/k8s/etcd:3.7.0-0", "registry.example.com:5000/k8s/pause:3.10.2"}, ""},
 		// Cilium replaces kube-proxy: kubeadm, told proxy.disabled, does not pull its image.
-		{"cilium", "v1.34.1", []string{"registry.k8s.io/kube-apiserver:v1.34.1", "registry.k8s.io/pause:3.10.1"}, "kube-proxy"},
+		{"cilium", "v1.36.3", []string{"registry.k8s.io/kube-apiserver:v1.36.3", "registry.k8s.io/pause:3.10.2"}, "kube-proxy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cluster+"-"+tt.version, func(t *testing.T) {
@@ -151,10 +151,9 @@ serverTLSBootstrap: true
 		wantChanged bool
 		want        []string
 	}{
-		{"1.34 converged", "v1.34.1", kubeadm.KubeletParams{CgroupV1: true}, false, nil},
-		{"1.35 cgroup v1", "v1.35.4", kubeadm.KubeletParams{CgroupV1: true}, true, []string{"failCgroupV1: false", "clusterDNS:", "rotateCertificates: true"}},
-		{"1.35 cgroup v2", "v1.35.4", kubeadm.KubeletParams{}, false, nil},
-		{"resolvConf", "v1.34.1", kubeadm.KubeletParams{ResolvConf: "/etc/slipway/resolv.conf"}, true, []string{"resolvConf: /etc/slipway/resolv.conf"}},
+		{"cgroup v1", "v1.37.2", kubeadm.KubeletParams{CgroupV1: true}, true, []string{"failCgroupV1: false", "clusterDNS:", "rotateCertificates: true"}},
+		{"cgroup v2 converged", "v1.37.2", kubeadm.KubeletParams{}, false, nil},
+		{"resolvConf", "v1.36.3", kubeadm.KubeletParams{ResolvConf: "/etc/slipway/resolv.conf"}, true, []string{"resolvConf: /etc/slipway/resolv.conf"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

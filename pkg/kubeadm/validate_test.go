@@ -14,7 +14,7 @@ import (
 // TestKubeadmValidates runs `kubeadm config validate` (strict: unknown fields are errors) on
 // every rendered configuration.
 func TestKubeadmValidates(t *testing.T) {
-	bin := kubebin.Kubeadm(t, "v1.34.1")
+	bin := kubebin.Kubeadm(t, "v1.36.3")
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.render(t)
@@ -51,9 +51,9 @@ func TestKubeadmValidates(t *testing.T) {
 // TestKubeadmAppliesKubeletPatch lets kubeadm write a host's kubelet configuration in dry-run
 // mode and checks that the host's patch reached it.
 func TestKubeadmAppliesKubeletPatch(t *testing.T) {
-	bin := kubebin.Kubeadm(t, "v1.34.1")
+	bin := kubebin.Kubeadm(t, "v1.36.3")
 	c := load(t, "ha")
-	c.Versions.Kubernetes = "v1.34.1" // kubeadm refuses to render for a newer minor than its own
+	c.Versions.Kubernetes = "v1.36.3" // kubeadm refuses to render for a newer minor than its own
 	host := c.ControlPlane.Hosts[0]
 	cfg, err := kubeadm.InitConfig(c, node(host), kubeadm.KubeletParams{}, kubeadm.InitSecrets{Token: token})
 	if err != nil {

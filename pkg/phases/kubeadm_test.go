@@ -27,7 +27,7 @@ func (noAPI) Reconnect()                                                   {}
 // kubeadmRun is a run on one control plane "cp" (a fake host) with secrets to hide.
 func kubeadmRun(t *testing.T) (*Run, *sshtest.Host, *ssh.Secrets) {
 	t.Helper()
-	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.34.1"},
+	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.36.3"},
 		ControlPlane: v1beta1.ControlPlane{Hosts: []v1beta1.Host{{PublicAddress: "10.0.0.1", PrivateAddress: "10.0.0.1", Hostname: "cp", SSHPrivateKeyFile: "/k"}}}}
 	v1beta1.SetDefaults(c, "test")
 	if errs, _ := v1beta1.Validate(c); len(errs) > 0 {

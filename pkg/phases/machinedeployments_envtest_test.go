@@ -40,7 +40,7 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Cluster
-	c.Versions.Kubernetes = "v1.33.4"
+	c.Versions.Kubernetes = "v1.35.4"
 	old, err := workers.MachineDeployments(c)
 	if err != nil || len(old) == 0 {
 		t.Fatalf("the example has no worker pools: %v", err)
@@ -54,7 +54,7 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := kc.Apply(ctx, objs); err != nil {
-		t.Fatalf("creating the manifest's pools at 1.33.4: %v", err)
+		t.Fatalf("creating the manifest's pools at 1.35.4: %v", err)
 	}
 	handMade := objs[0].DeepCopy()
 	handMade.SetName("hand-made")
@@ -85,7 +85,7 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 
 	run := func(upgrade bool) map[string]string {
 		t.Helper()
-		c.Versions.Kubernetes = "v1.34.1"
+		c.Versions.Kubernetes = "v1.36.3"
 		mds, err := workers.MachineDeployments(c)
 		if err != nil {
 			t.Fatal(err)
@@ -110,11 +110,11 @@ func TestUpgradeMachineDeployments(t *testing.T) {
 		return after
 	}
 
-	if got := run(false); got[declared] != "1.33.4" || got["hand-made"] != "1.33.4" || got["dropped"] != "1.33.4" {
-		t.Errorf("without the flag: versions %v; want every pool kept at 1.33.4", got)
+	if got := run(false); got[declared] != "1.35.4" || got["hand-made"] != "1.35.4" || got["dropped"] != "1.35.4" {
+		t.Errorf("without the flag: versions %v; want every pool kept at 1.35.4", got)
 	}
-	if got := run(true); got[declared] != "1.34.1" || got["hand-made"] != "1.34.1" || got["dropped"] != "1.34.1" {
-		t.Errorf("with the flag: versions %v; want every pool at 1.34.1", got)
+	if got := run(true); got[declared] != "1.36.3" || got["hand-made"] != "1.36.3" || got["dropped"] != "1.36.3" {
+		t.Errorf("with the flag: versions %v; want every pool at 1.36.3", got)
 	}
 	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
 	for name, want := range map[string]int64{"hand-made": 7, "dropped": 5} {

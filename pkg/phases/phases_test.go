@@ -21,7 +21,7 @@ import (
 // script and the record of its hash, then the install script for its OS, and the progress
 // lines of parallel hosts stay whole.
 func TestHostPhasesOnEightHosts(t *testing.T) {
-	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.34.1"}}
+	c := &v1beta1.Cluster{APIVersion: v1beta1.APIVersion, Kind: v1beta1.Kind, Name: "unit", Versions: v1beta1.Versions{Kubernetes: "v1.36.3"}}
 	for i := range 8 {
 		h := v1beta1.Host{PublicAddress: fmt.Sprintf("10.0.0.%d", i+1), Hostname: fmt.Sprintf("h%d", i+1), SSHPrivateKeyFile: "/k"}
 		if i == 0 {

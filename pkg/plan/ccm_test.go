@@ -16,39 +16,39 @@ func TestCloudControllerManager(t *testing.T) {
 	}{
 		{
 			name:    "fresh cluster: after the nodes are Ready, before the machine-controller",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()[:1], Addons: withCCM},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()[:1], Addons: withCCM},
 			obs:     Observed{Hosts: bare(hostsHA()[:1])},
 			want: "prerequisites on cp-1; install-kubernetes on cp-1; kubeadm-init on cp-1; cni; approve-csrs; wait-nodes-ready; " +
 				"cloud-controller-manager; machine-controller",
 		},
 		{
 			name:    "with an image archive: imported first",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()[:1], Addons: withCCM, ImageArchive: "a1"},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()[:1], Addons: withCCM, ImageArchive: "a1"},
 			obs:     Observed{Hosts: bare(hostsHA()[:1])},
 			want: "prerequisites on cp-1; install-kubernetes on cp-1; kubeadm-init on cp-1; cni; approve-csrs; wait-nodes-ready; " +
 				"import-images on cp-1; cloud-controller-manager; machine-controller",
 		},
 		{
 			name:    "converged: nothing to do",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: withCCM},
-			obs:     converged(hostsHA(), "1.34.1", withCCM),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: withCCM},
+			obs:     converged(hostsHA(), "1.36.3", withCCM),
 		},
 		{
 			name:    "an existing cluster that turns it on",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: withCCM},
-			obs:     converged(hostsHA(), "1.34.1", map[string]string{"cni": "c1", "machine-controller": "m1"}),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: withCCM},
+			obs:     converged(hostsHA(), "1.36.3", map[string]string{"cni": "c1", "machine-controller": "m1"}),
 			want:    "cloud-controller-manager",
 		},
 		{
 			name:    "changed credentials or image: applied again, the machine-controller left alone",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "cloud-controller-manager": "o2", "machine-controller": "m1"}},
-			obs:     converged(hostsHA(), "1.34.1", withCCM),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "cloud-controller-manager": "o2", "machine-controller": "m1"}},
+			obs:     converged(hostsHA(), "1.36.3", withCCM),
 			want:    "cloud-controller-manager",
 		},
 		{
 			name:    "none: never",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1"}},
-			obs:     converged(hostsHA(), "1.34.1", withCCM),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1"}},
+			obs:     converged(hostsHA(), "1.36.3", withCCM),
 		},
 	}
 	for _, tt := range tests {

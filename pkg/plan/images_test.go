@@ -15,9 +15,9 @@ func TestBuildImageArchive(t *testing.T) {
 		return a
 	}
 	withArchive := func(hash string) Desired {
-		return Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons, ImageArchive: hash}
+		return Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons, ImageArchive: hash}
 	}
-	reinstalled := converged(hostsHA(), "1.34.1", imported("a1", "cp-1", "cp-2", "cp-3"))
+	reinstalled := converged(hostsHA(), "1.36.3", imported("a1", "cp-1", "cp-2", "cp-3"))
 	reinstalled.Hosts[2].Joined = false
 	tests := []struct {
 		name    string
@@ -32,14 +32,14 @@ func TestBuildImageArchive(t *testing.T) {
 				"kubeadm-init on cp-1; cni; join-control-plane on cp-2; join-control-plane on cp-3; join-worker on w-1; " +
 				"approve-csrs; wait-nodes-ready; import-images on cp-1; import-images on cp-2; import-images on cp-3; machine-controller"},
 		{name: "imported everywhere: nothing to do", desired: withArchive("a1"),
-			obs: converged(hostsHA(), "1.34.1", imported("a1", "cp-1", "cp-2", "cp-3"))},
-		{name: "no archive: no import", desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
-			obs: converged(hostsHA(), "1.34.1", addons)},
+			obs: converged(hostsHA(), "1.36.3", imported("a1", "cp-1", "cp-2", "cp-3"))},
+		{name: "no archive: no import", desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons},
+			obs: converged(hostsHA(), "1.36.3", addons)},
 		{name: "a changed archive is imported again", desired: withArchive("a2"),
-			obs:  converged(hostsHA(), "1.34.1", imported("a1", "cp-1", "cp-2", "cp-3")),
+			obs:  converged(hostsHA(), "1.36.3", imported("a1", "cp-1", "cp-2", "cp-3")),
 			want: "import-images on cp-1; import-images on cp-2; import-images on cp-3"},
 		{name: "an interrupted import resumes where it was not recorded", desired: withArchive("a1"),
-			obs:  converged(hostsHA(), "1.34.1", imported("a1", "cp-1")),
+			obs:  converged(hostsHA(), "1.36.3", imported("a1", "cp-1")),
 			want: "import-images on cp-2; import-images on cp-3"},
 		{name: "a reinstalled control plane imports again", desired: withArchive("a1"), obs: reinstalled,
 			want: "remove-stale-member on cp-3; join-control-plane on cp-3; approve-csrs; wait-nodes-ready; import-images on cp-3"},

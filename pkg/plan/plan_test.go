@@ -57,7 +57,7 @@ func TestBuild(t *testing.T) {
 	}{
 		{
 			name:    "fresh HA cluster",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons},
 			obs:     Observed{Hosts: bare(hostsHA())},
 			want: "prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; " +
 				"install-kubernetes on cp-1; install-kubernetes on cp-2; install-kubernetes on cp-3; install-kubernetes on w-1; " +
@@ -66,28 +66,28 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "converged cluster: nothing to do",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
-			obs:     converged(hostsHA(), "1.34.1", addons),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons},
+			obs:     converged(hostsHA(), "1.36.3", addons),
 			want:    "",
 		},
 		{
 			name:    "changed CNI manifests are reapplied",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c2"}},
-			obs:     converged(hostsHA(), "1.34.1", addons),
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"cni": "c2"}},
+			obs:     converged(hostsHA(), "1.36.3", addons),
 			want:    "cni",
 		},
 		{
 			name:    "interrupted init is finished, not redone",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()[:1]},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()[:1]},
 			obs: Observed{Hosts: []HostState{{Name: "cp-1", Role: ControlPlane, ContainerdActive: true, Joined: true, AdminConf: true,
-				KubeadmVersion: "v1.34.1", KubeletVersion: "v1.34.1"}}},
+				KubeadmVersion: "v1.36.3", KubeletVersion: "v1.36.3"}}},
 			want: "kubeadm-init-finish on cp-1; approve-csrs; wait-nodes-ready",
 		},
 		{
 			name:    "reinstalled control plane is repaired",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: addons},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", addons)
+				o := converged(hostsHA(), "1.36.3", addons)
 				o.Hosts[1] = HostState{Name: "cp-2", Address: "10.0.0.2", Role: ControlPlane}
 				o.Cluster.Etcd[1].Healthy = false
 				o.Cluster.Nodes["cp-2"].Ready = false
@@ -97,9 +97,9 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "repair refused without etcd quorum",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", nil)
+				o := converged(hostsHA(), "1.36.3", nil)
 				o.Hosts[1] = HostState{Name: "cp-2", Address: "10.0.0.2", Role: ControlPlane}
 				o.Cluster.Etcd[1].Healthy = false
 				o.Cluster.Etcd[2].Healthy = false
@@ -109,8 +109,8 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "minor upgrade in upgradeIndex order, workers last",
-			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
-			obs:     converged(hostsHA(), "1.34.1", nil),
+			desired: Desired{Version: "1.37.0", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.36.3", nil),
 			want:    "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
 		},
 		{
@@ -120,10 +120,10 @@ func TestBuild(t *testing.T) {
 				for i := range hs {
 					hs[i].PrereqHash = "new"
 				}
-				return Desired{Version: "1.35.0", Hosts: hs}
+				return Desired{Version: "1.37.0", Hosts: hs}
 			}(),
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", nil)
+				o := converged(hostsHA(), "1.36.3", nil)
 				for i := range o.Hosts {
 					o.Hosts[i].PrereqHash = "old"
 				}
@@ -133,32 +133,32 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "interrupted upgrade resumes with the nodes left behind",
-			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
+			desired: Desired{Version: "1.37.0", Hosts: hostsHA()},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.35.0", nil)
-				o.Cluster.Nodes["w-1"].KubeletVersion = "v1.34.1"
-				o.Hosts[3].KubeletVersion, o.Hosts[3].KubeadmVersion = "v1.34.1", "v1.34.1"
+				o := converged(hostsHA(), "1.37.0", nil)
+				o.Cluster.Nodes["w-1"].KubeletVersion = "v1.36.3"
+				o.Hosts[3].KubeletVersion, o.Hosts[3].KubeadmVersion = "v1.36.3", "v1.36.3"
 				return o
 			}(),
 			want: "upgrade-node on w-1",
 		},
 		{
 			name:    "two minors at once is refused",
-			desired: Desired{Version: "1.35.0", Hosts: hostsHA()},
-			obs:     converged(hostsHA(), "1.33.5", nil),
-			wantErr: "upgrade one minor version at a time (next: v1.34)",
+			desired: Desired{Version: "1.37.0", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.35.5", nil),
+			wantErr: "upgrade one minor version at a time (next: v1.36)",
 		},
 		{
 			name:    "downgrade is refused",
-			desired: Desired{Version: "1.33.5", Hosts: hostsHA()},
-			obs:     converged(hostsHA(), "1.34.1", nil),
+			desired: Desired{Version: "1.35.5", Hosts: hostsHA()},
+			obs:     converged(hostsHA(), "1.36.3", nil),
 			wantErr: "downgrades are not supported",
 		},
 		{
 			name:    "new worker joins an existing cluster",
-			desired: Desired{Version: "1.34.1", Hosts: append(hostsHA(), DesiredHost{Name: "w-2", Role: Worker})},
+			desired: Desired{Version: "1.36.3", Hosts: append(hostsHA(), DesiredHost{Name: "w-2", Role: Worker})},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", nil)
+				o := converged(hostsHA(), "1.36.3", nil)
 				o.Hosts = append(o.Hosts, HostState{Name: "w-2", Role: Worker, ContainerdActive: true})
 				return o
 			}(),
@@ -166,9 +166,9 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "joined host without a Node is reported",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", nil)
+				o := converged(hostsHA(), "1.36.3", nil)
 				delete(o.Cluster.Nodes, "cp-3")
 				return o
 			}(),
@@ -177,9 +177,9 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "pending CSRs and metadata drift",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA()},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA()},
 			obs: func() Observed {
-				o := converged(hostsHA(), "1.34.1", nil)
+				o := converged(hostsHA(), "1.36.3", nil)
 				o.Cluster.PendingCSRs, o.Cluster.MetadataDrift = true, []string{"w-1"}
 				return o
 			}(),
@@ -214,9 +214,9 @@ func TestBuild(t *testing.T) {
 }
 
 func TestNotReadyNodeIsWaitedFor(t *testing.T) {
-	o := converged(hostsHA(), "1.34.1", nil)
+	o := converged(hostsHA(), "1.36.3", nil)
 	o.Cluster.Nodes["w-1"].Ready = false
-	p, err := Build(Desired{Version: "1.34.1", Hosts: hostsHA()}, o)
+	p, err := Build(Desired{Version: "1.36.3", Hosts: hostsHA()}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,16 +226,16 @@ func TestNotReadyNodeIsWaitedFor(t *testing.T) {
 }
 
 func TestKubeletUpgradeOfMachineDeployments(t *testing.T) {
-	o := converged(hostsHA(), "1.34.1", map[string]string{"machine-deployments": "old"})
-	p, err := Build(Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"machine-deployments": "new"},
-		KubeletUpgrades: []string{"pool-a 1.33.4 → 1.34.1"}}, o)
+	o := converged(hostsHA(), "1.36.3", map[string]string{"machine-deployments": "old"})
+	p, err := Build(Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"machine-deployments": "new"},
+		KubeletUpgrades: []string{"pool-a 1.35.4 → 1.36.3"}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Steps) != 1 || p.Steps[0].Name != StepMachineDeployment {
 		t.Fatalf("got %q, want only the machine-deployments step", names(p))
 	}
-	if want := "kubelet upgrade: pool-a 1.33.4 → 1.34.1"; p.Steps[0].Reason != want {
+	if want := "kubelet upgrade: pool-a 1.35.4 → 1.36.3"; p.Steps[0].Reason != want {
 		t.Errorf("reason %q, want %q", p.Steps[0].Reason, want)
 	}
 }

@@ -9,7 +9,7 @@ func TestWaitPools(t *testing.T) {
 	applied := map[string]string{"cni": "c1", "machine-controller": "m1", "machine-deployments": "d1"}
 	ready := map[string]PoolState{"pool-a": {Replicas: 2, Ready: 2, Settled: true}, "pool-b": {Replicas: 0, Settled: true}}
 	with := func(pools map[string]PoolState, addons map[string]string) Observed {
-		o := converged(hostsHA(), "1.34.1", addons)
+		o := converged(hostsHA(), "1.36.3", addons)
 		o.Cluster.Pools = pools
 		return o
 	}
@@ -22,7 +22,7 @@ func TestWaitPools(t *testing.T) {
 	}{
 		{
 			name:    "fresh cluster: the wait is the last step, after the MachineDeployments",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
 			obs:     Observed{Hosts: bare(hostsHA())},
 			want: "prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; " +
 				"install-kubernetes on cp-1; install-kubernetes on cp-2; install-kubernetes on cp-3; install-kubernetes on w-1; " +
@@ -32,53 +32,53 @@ func TestWaitPools(t *testing.T) {
 		},
 		{
 			name:    "changed pools are applied, then waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "machine-controller": "m1", "machine-deployments": "d2"}, Pools: []string{"pool-a", "pool-b"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "machine-controller": "m1", "machine-deployments": "d2"}, Pools: []string{"pool-a", "pool-b"}},
 			obs:     with(ready, applied),
 			want:    "machine-deployments; wait-pools", wantReason: "machine-deployments changes the worker pools",
 		},
 		{
 			name:    "re-apply with Ready pools: nothing to do, no wait",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-b"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-b"}},
 			obs:     with(ready, applied),
 		},
 		{
 			name:    "a pool short of Ready is waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-b"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-b"}},
 			obs:     with(map[string]PoolState{"pool-a": {Replicas: 2, Ready: 1}, "pool-b": {Settled: true}}, applied),
 			want:    "wait-pools", wantReason: "worker pools not Ready: pool-a (1 of 2 Ready)",
 		},
 		{
 			name:    "a rollout still in progress is waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
 			obs:     with(map[string]PoolState{"pool-a": {Replicas: 2, Ready: 2}}, applied),
 			want:    "wait-pools", wantReason: "pool-a (2 of 2 Ready)",
 		},
 		{
 			name:    "a pool deleted by hand is applied again, then waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-c"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-c"}},
 			obs:     with(ready, applied),
 			want:    "machine-deployments; wait-pools", wantReason: "machine-deployments changes the worker pools",
 		},
 		{
 			name:    "--wait-pools=false: applied, not waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "machine-controller": "m1", "machine-deployments": "d2"}, Pools: []string{"pool-a"}, NoPoolWait: true},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: map[string]string{"cni": "c1", "machine-controller": "m1", "machine-deployments": "d2"}, Pools: []string{"pool-a"}, NoPoolWait: true},
 			obs:     with(map[string]PoolState{"pool-a": {Replicas: 2}}, applied),
 			want:    "machine-deployments",
 		},
 		{
 			name:    "--wait-pools=false: a pool deleted by hand is applied again",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-c"}, NoPoolWait: true},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a", "pool-c"}, NoPoolWait: true},
 			obs:     with(ready, applied),
 			want:    "machine-deployments", wantReason: "no MachineDeployment for pool-c",
 		},
 		{
 			name:    "--wait-pools=false: a pool short of Ready is left alone",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}, NoPoolWait: true},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}, NoPoolWait: true},
 			obs:     with(map[string]PoolState{"pool-a": {Replicas: 2, Ready: 1}}, applied),
 		},
 		{
 			name:    "pools outside the manifest are not waited for",
-			desired: Desired{Version: "1.34.1", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
+			desired: Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: applied, Pools: []string{"pool-a"}},
 			obs:     with(map[string]PoolState{"pool-a": {Replicas: 2, Ready: 2, Settled: true}, "hand-made": {Replicas: 3}}, applied),
 		},
 	}

@@ -112,7 +112,7 @@ type DesiredHost struct {
 
 // Desired is the cluster the manifest describes, reduced to what planning compares.
 type Desired struct {
-	// Version is the Kubernetes version without "v", e.g. 1.34.1.
+	// Version is the Kubernetes version without "v", e.g. 1.36.3.
 	Version string
 	Hosts   []DesiredHost
 	// Addons maps addon names (cni, machine-controller, machine-deployments) to the hash of
@@ -121,7 +121,7 @@ type Desired struct {
 	// ImageArchive is the content hash of machineController.imageArchive, empty without one.
 	ImageArchive string
 	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises
-	// (--upgrade-machine-deployments), e.g. "pool-a 1.33.4 → 1.34.1".
+	// (--upgrade-machine-deployments), e.g. "pool-a 1.35.4 → 1.36.3".
 	KubeletUpgrades []string
 	// Pools names the manifest's worker pools (MachineDeployments in the workers' namespace).
 	// Apply waits until their Machines are Ready Nodes, unless NoPoolWait (--wait-pools=false).

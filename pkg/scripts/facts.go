@@ -29,7 +29,7 @@ type Facts struct {
 	// empty when containerd is not installed.
 	ContainerdVersion string
 	ContainerdActive  bool
-	// KubeletVersion, KubeadmVersion and KubectlVersion look like v1.34.1; empty when missing.
+	// KubeletVersion, KubeadmVersion and KubectlVersion look like v1.36.3; empty when missing.
 	KubeletVersion string
 	KubeletActive  bool
 	KubeadmVersion string

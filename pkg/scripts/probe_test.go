@@ -159,7 +159,7 @@ func TestProbeInitialisedHost(t *testing.T) {
 func TestParseProbe(t *testing.T) {
 	valid := "os_id=ubuntu\nos_version_id=24.04\narch=aarch64\nkernel=6.8.0\nhostname=n1\nswap_active=false\n" +
 		"cgroup_version=2\nsudo_ok=true\nprivileged=true\ncontainerd_version=1.7.12\ncontainerd_active=true\n" +
-		"kubelet_version=v1.34.1\nkubelet_active=true\nkubeadm_version=v1.34.1\nkubectl_version=v1.34.1\n" +
+		"kubelet_version=v1.36.3\nkubelet_active=true\nkubeadm_version=v1.36.3\nkubectl_version=v1.36.3\n" +
 		"admin_conf=true\nkubelet_conf=true\netcd_data=true\napiserver_cert_expiry=2027-01-02T03:04:05Z\n" +
 		"resolv_loopback=false\nresolv_upstream=10.0.0.2\nfuture_fact=x=y\n"
 	f, err := scripts.ParseProbe(valid)
@@ -168,7 +168,7 @@ func TestParseProbe(t *testing.T) {
 	}
 	arch, _ := f.GoArch()
 	if f.OS != (scripts.OS{ID: "ubuntu", VersionID: "24.04"}) || arch != "arm64" || f.CgroupVersion != 2 ||
-		f.KubeletVersion != "v1.34.1" || !f.EtcdData || f.APIServerCertExpiry.Year() != 2027 || f.ResolvUpstream[0] != "10.0.0.2" {
+		f.KubeletVersion != "v1.36.3" || !f.EtcdData || f.APIServerCertExpiry.Year() != 2027 || f.ResolvUpstream[0] != "10.0.0.2" {
 		t.Errorf("ParseProbe = %+v", f)
 	}
 	tests := []struct{ name, out, wantErr string }{

@@ -72,7 +72,7 @@ func TestRejects(t *testing.T) {
 			c.Assets = v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: "http://assets.example.com/release"}}
 			_, err := scripts.InstallKubernetes(debian, scripts.InstallParams{Cluster: c, Arch: "amd64"})
 			return err
-		}, "http://assets.example.com/release/v1.34.1/bin/linux/amd64 is plain http and assets.url.insecure is not set"},
+		}, "http://assets.example.com/release/v1.36.3/bin/linux/amd64 is plain http and assets.url.insecure is not set"},
 		{"install an unsupported version", func() error {
 			c := load(t, "minimal")
 			c.Versions.Kubernetes = "v1.20.0"

@@ -44,7 +44,7 @@ func sandboxHost(t *testing.T, name, subnet string) *host {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	t.Cleanup(cancel)
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{Name: name, Dir: t.TempDir(), Subnet: subnet, Hosts: 1,
-		Versions: []string{"v1.34.1"}})
+		Versions: []string{"v1.36.3"}})
 	t.Cleanup(func() {
 		if err := sandboxapi.Down(context.Background(), name); err != nil {
 			t.Errorf("sandbox down: %v", err)
@@ -193,7 +193,7 @@ dpkg --audit | grep -q slipway-test-interrupted`)
 		t.Fatal(err)
 	}
 	changes = x.run("install from packages", install)
-	if !contains(changes, "installed kubeadm, kubelet and kubectl 1.34.1-") || !contains(changes, "held kubelet") {
+	if !contains(changes, "installed kubeadm, kubelet and kubectl 1.36.3-") || !contains(changes, "held kubelet") {
 		t.Errorf("install from packages reported %q", changes)
 	}
 	x.wantNoChanges("install from packages", install)
@@ -218,7 +218,7 @@ dpkg --audit | grep -q slipway-test-interrupted`)
 	}
 	x.wantNoChanges("reset", reset)
 	after := x.probe()
-	if after.AdminConf || after.KubeletConf || after.EtcdData || after.KubeletActive || !after.ContainerdActive || after.KubeadmVersion != "v1.34.1" {
+	if after.AdminConf || after.KubeletConf || after.EtcdData || after.KubeletActive || !after.ContainerdActive || after.KubeadmVersion != "v1.36.3" {
 		t.Errorf("after reset: %+v", after)
 	}
 	// The directory stays (containerd watches it), empty.
@@ -334,8 +334,8 @@ func binaryInstalls(t *testing.T, x *host) {
 		{"url", v1beta1.Assets{URL: &v1beta1.URLAssets{BaseURL: release, Insecure: true}}, ""},
 		{"upload", v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: filepath.Join(t.TempDir(), "bin")}},
 			// What slipway's upload does over SFTP; here the host fetches the same files itself.
-			"set -e; d=" + scripts.UploadDir("v1.34.1") + "; mkdir -p $d; for b in kubeadm kubelet kubectl; do " +
-				"curl -fsS -o $d/$b " + release + "/v1.34.1/bin/linux/amd64/$b; curl -fsS -o $d/$b.sha256 " + release + "/v1.34.1/bin/linux/amd64/$b.sha256; done"},
+			"set -e; d=" + scripts.UploadDir("v1.36.3") + "; mkdir -p $d; for b in kubeadm kubelet kubectl; do " +
+				"curl -fsS -o $d/$b " + release + "/v1.36.3/bin/linux/amd64/$b; curl -fsS -o $d/$b.sha256 " + release + "/v1.36.3/bin/linux/amd64/$b.sha256; done"},
 	} {
 		c.Assets = tc.assets
 		if tc.setup != "" {
@@ -346,11 +346,11 @@ func binaryInstalls(t *testing.T, x *host) {
 			t.Fatal(err)
 		}
 		changes := x.run("install from "+tc.name, install)
-		if !contains(changes, "installed kubelet v1.34.1 in /usr/bin") || !contains(changes, "wrote /etc/systemd/system/kubelet.service") || !contains(changes, "enabled kubelet") {
+		if !contains(changes, "installed kubelet v1.36.3 in /usr/bin") || !contains(changes, "wrote /etc/systemd/system/kubelet.service") || !contains(changes, "enabled kubelet") {
 			t.Errorf("install from %s reported %q", tc.name, changes)
 		}
 		x.wantNoChanges("install from "+tc.name, install)
-		if f := x.probe(); f.KubeadmVersion != "v1.34.1" || f.KubeletVersion != "v1.34.1" || f.KubectlVersion != "v1.34.1" {
+		if f := x.probe(); f.KubeadmVersion != "v1.36.3" || f.KubeletVersion != "v1.36.3" || f.KubectlVersion != "v1.36.3" {
 			t.Errorf("after install from %s: kubeadm %q, kubelet %q, kubectl %q", tc.name, f.KubeadmVersion, f.KubeletVersion, f.KubectlVersion)
 		}
 		remove, err := scripts.Reset(x.os, scripts.ResetParams{Cluster: &c, RemoveBinaries: true})

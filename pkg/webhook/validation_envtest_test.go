@@ -37,7 +37,7 @@ func withCloudSpec(cps map[string]any) v1alpha1.MachineSpec {
 }
 
 func validSpec() v1alpha1.MachineSpec {
-	return v1alpha1.MachineSpec{ProviderSpec: providerSpec(nil), Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"}}
+	return v1alpha1.MachineSpec{ProviderSpec: providerSpec(nil), Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"}}
 }
 
 // TestAdmissionRejectsBadSpecs sends bad MachineDeployments, MachineSets and Machines through
@@ -81,7 +81,7 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 		}, "spec.template.spec.versions.kubelet", "not a semantic version"},
 		{"kubelet too new", func() client.Object {
 			md := validMD(ns)
-			md.Spec.Template.Spec.Versions.Kubelet = "1.36.0"
+			md.Spec.Template.Spec.Versions.Kubelet = "1.38.0"
 			return md
 		}, "spec.template.spec.versions.kubelet", v1alpha1.SupportedKubernetesMinors},
 		{"SSH key does not parse", func() client.Object {
@@ -182,12 +182,12 @@ func TestMachineSpecImmutable(t *testing.T) {
 		change  func(m *v1alpha1.Machine)
 		allowed bool
 	}{
-		{"kubelet version", func(m *v1alpha1.Machine) { m.Spec.Versions.Kubelet = "1.35.0" }, false},
+		{"kubelet version", func(m *v1alpha1.Machine) { m.Spec.Versions.Kubelet = "1.37.0" }, false},
 		{"node labels", func(m *v1alpha1.Machine) { m.Spec.Labels = map[string]string{"a": "b"} }, false},
 		{"providerID set", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///1") }, true},
 		{"providerID changed to a replacement server", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///2") }, true},
 		{"providerID changed with the kubelet version", func(m *v1alpha1.Machine) {
-			m.Spec.ProviderID, m.Spec.Versions.Kubelet = ptr("openstack:///3"), "1.35.0"
+			m.Spec.ProviderID, m.Spec.Versions.Kubelet = ptr("openstack:///3"), "1.37.0"
 		}, false},
 		{"providerID removed", func(m *v1alpha1.Machine) { m.Spec.ProviderID = nil }, false},
 		{"providerID emptied", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("") }, false},

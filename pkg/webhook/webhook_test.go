@@ -42,7 +42,7 @@ func readExample(t *testing.T, env *envtest.Env) *unstructured.Unstructured {
 }
 
 // TestExampleManifest applies the operators' MachineDeployment exactly as written. The CRD
-// schema accepts it unchanged; admission refuses its kubelet 1.30.3, with a message that names
+// schema accepts it unchanged; admission refuses its kubelet 1.32.3, with a message that names
 // the supported window, and its region, which chooses the cloud and is the controller's
 // configuration unless the operator allows Machines to choose it; with a supported kubelet,
 // without the region and nothing else changed it is accepted.
@@ -84,7 +84,7 @@ func TestExampleManifest(t *testing.T) {
 
 	t.Run("accepted with a supported kubelet, without the region, and defaulted", func(t *testing.T) {
 		u := readExample(t, env)
-		if err := unstructured.SetNestedField(u.Object, "1.34.1", "spec", "template", "spec", "versions", "kubelet"); err != nil {
+		if err := unstructured.SetNestedField(u.Object, "1.36.3", "spec", "template", "spec", "versions", "kubelet"); err != nil {
 			t.Fatal(err)
 		}
 		unstructured.RemoveNestedField(u.Object, "spec", "template", "spec", "providerSpec", "value", "cloudProviderSpec", "region")

@@ -28,38 +28,38 @@ func TestPinKubelet(t *testing.T) {
 			name:         "new pools get the manifest version",
 			declared:     []string{"a", "b"},
 			existing:     map[string]string{},
-			wantVersions: []string{"1.34.1", "1.34.1"},
+			wantVersions: []string{"1.36.3", "1.36.3"},
 		},
 		{
 			name:         "existing pools keep their version without the flag",
 			declared:     []string{"a", "b"},
-			existing:     map[string]string{"a": "1.33.4", "other": "1.33.4"},
-			wantVersions: []string{"1.33.4", "1.34.1"},
+			existing:     map[string]string{"a": "1.35.4", "other": "1.35.4"},
+			wantVersions: []string{"1.35.4", "1.36.3"},
 		},
 		{
 			name:          "the flag bumps declared and undeclared pools",
 			declared:      []string{"a", "b"},
-			existing:      map[string]string{"a": "1.33.4", "other": "v1.33.4", "current": "1.34.1"},
+			existing:      map[string]string{"a": "1.35.4", "other": "v1.35.4", "current": "1.36.3"},
 			upgrade:       true,
-			wantVersions:  []string{"1.34.1", "1.34.1"},
-			wantChanged:   []KubeletUpgrade{{"a", "1.33.4", "1.34.1"}, {"other", "v1.33.4", "1.34.1"}},
+			wantVersions:  []string{"1.36.3", "1.36.3"},
+			wantChanged:   []KubeletUpgrade{{"a", "1.35.4", "1.36.3"}, {"other", "v1.35.4", "1.36.3"}},
 			wantUndeclare: []string{"other"},
 		},
 		{
 			name:         "the flag on a current cluster changes nothing",
 			declared:     []string{"a"},
-			existing:     map[string]string{"a": "v1.34.1"},
+			existing:     map[string]string{"a": "v1.36.3"},
 			upgrade:      true,
-			wantVersions: []string{"1.34.1"},
+			wantVersions: []string{"1.36.3"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var mds []*v1alpha1.MachineDeployment
 			for _, n := range tt.declared {
-				mds = append(mds, mdWith(n, "1.34.1"))
+				mds = append(mds, mdWith(n, "1.36.3"))
 			}
-			changed, undeclared := PinKubelet(mds, tt.existing, "v1.34.1", tt.upgrade)
+			changed, undeclared := PinKubelet(mds, tt.existing, "v1.36.3", tt.upgrade)
 			var got []string
 			for _, md := range mds {
 				got = append(got, md.Spec.Template.Spec.Versions.Kubelet)

@@ -78,7 +78,7 @@ func TestShape(t *testing.T) {
 		if md.Spec.Selector.MatchLabels[workers.PoolLabel] != md.Name || md.Spec.Template.Labels[workers.PoolLabel] != md.Name {
 			t.Errorf("%s: selector %v does not match template labels %v", md.Name, md.Spec.Selector, md.Spec.Template.Labels)
 		}
-		if md.Spec.Template.Spec.Versions.Kubelet != "1.34.1" {
+		if md.Spec.Template.Spec.Versions.Kubelet != "1.36.3" {
 			t.Errorf("%s: kubelet %q, want the cluster version without v", md.Name, md.Spec.Template.Spec.Versions.Kubelet)
 		}
 		pc, err := v1alpha1.DecodeProviderConfig(md.Spec.Template.Spec.ProviderSpec)

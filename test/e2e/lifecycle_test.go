@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	previous = "v1.33.4"
-	current  = "v1.34.1"
+	previous = "v1.35.4"
+	current  = "v1.36.3"
 )
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused

@@ -224,7 +224,7 @@ func (h *harness) kubectl(args ...string) (string, error) {
 
 // kubeBinary returns a Kubernetes binary from the shared build cache.
 func kubeBinary(name string) (string, error) {
-	out, err := exec.Command(filepath.Join("..", "kube", "build.sh"), "v1.34.1", name).Output()
+	out, err := exec.Command(filepath.Join("..", "kube", "build.sh"), "v1.36.3", name).Output()
 	if err != nil {
 		return "", fmt.Errorf("building %s: %w", name, err)
 	}

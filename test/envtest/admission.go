@@ -24,7 +24,7 @@ func (e *Env) waitAdmission(t testing.TB, on bool) {
 	Eventually(t, 30*time.Second, map[bool]string{true: "admission back on", false: "admission off"}[on], func() (bool, string) {
 		m := &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{GenerateName: "admission-probe-", Namespace: metav1.NamespaceDefault},
 			Spec: v1alpha1.MachineSpec{ProviderSpec: v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}},
-				Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"}}}
+				Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"}}}
 		err := e.Client.Create(ctx, m, client.DryRunAll)
 		switch {
 		case on && apierrors.IsInvalid(err), !on && err == nil:

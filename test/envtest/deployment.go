@@ -9,7 +9,7 @@ import (
 )
 
 // MachineDeployment returns a MachineDeployment of replicas Machines labelled labels, with the
-// providerSpec raw and kubelet 1.34.1, rolled with maxSurge surge and maxUnavailable 0.
+// providerSpec raw and kubelet 1.36.3, rolled with maxSurge surge and maxUnavailable 0.
 func MachineDeployment(ns, name string, labels map[string]string, replicas, surge int32, raw []byte) *v1alpha1.MachineDeployment {
 	maxSurge, maxUnavailable := intstr.FromInt32(surge), intstr.FromInt32(0)
 	return &v1alpha1.MachineDeployment{
@@ -23,7 +23,7 @@ func MachineDeployment(ns, name string, labels map[string]string, replicas, surg
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: v1alpha1.MachineSpec{
 					ProviderSpec: v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}},
-					Versions:     v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"},
+					Versions:     v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"},
 				},
 			},
 		},

@@ -35,7 +35,7 @@ import (
 )
 
 // KubeVersion is the Kubernetes version whose kube-apiserver the tests run.
-const KubeVersion = "v1.34.1"
+const KubeVersion = "v1.36.3"
 
 // ServiceAccount is the user the controllers run as in tests, bound by manifests/machine-controller.
 const ServiceAccount = "system:serviceaccount:kube-system:machine-controller"

@@ -14,7 +14,7 @@ shift
 bins=("$@")
 [ ${#bins[@]} -gt 0 ] || bins=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 
-case "$version" in v1.*.*) ;; *) echo "build.sh: version must look like v1.34.1, got $version" >&2; exit 2 ;; esac
+case "$version" in v1.*.*) ;; *) echo "build.sh: version must look like v1.36.3, got $version" >&2; exit 2 ;; esac
 minor=${version#v1.}; minor=${minor%%.*}
 patch=${version##*.}
 staging="v0.${minor}.${patch}"

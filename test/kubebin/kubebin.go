@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Kubeadm returns the path of a real kubeadm at version (v1.34.1), building it on first use
+// Kubeadm returns the path of a real kubeadm at version (v1.36.3), building it on first use
 // (several minutes cold). It skips t under -short or when the build cannot run, and fails t
 // instead when CI=true.
 func Kubeadm(t testing.TB, version string) string {

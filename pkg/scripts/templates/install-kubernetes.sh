@@ -6,7 +6,7 @@ keyring={{q .DebKeyring}}
 export DEBIAN_FRONTEND=noninteractive
 {{- template "dpkg-recover"}}
 
-# Installed package versions look like 1.34.1-1.1: the upstream revision is not ours to guess.
+# Installed package versions look like 1.36.3-1.1: the upstream revision is not ours to guess.
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" {print $4}' || true; }
 need=0
 for p in kubeadm kubelet kubectl; do

@@ -30,7 +30,7 @@ if [ -f /sys/fs/cgroup/cgroup.controllers ]; then fact cgroup_version 2; else fa
 fact sudo_ok "$sudo_ok"
 fact privileged "$(bool priv true)"
 
-# Versions: only the version token, e.g. 1.6.20~ds1 for containerd or v1.34.1 for the kubelet.
+# Versions: only the version token, e.g. 1.6.20~ds1 for containerd or v1.36.3 for the kubelet.
 fact containerd_version "$(first_line containerd --version | awk '{print $3}')"
 fact containerd_active "$(bool systemctl is-active --quiet containerd)"
 fact kubelet_version "$(first_line kubelet --version | awk '{print $2}')"

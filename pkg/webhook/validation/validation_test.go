@@ -21,7 +21,7 @@ func deployment(mutate func(md *v1alpha1.MachineDeployment)) *v1alpha1.MachineDe
 	md := &v1alpha1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: "kube-system"}}
 	md.Spec.Selector.MatchLabels = map[string]string{"workerset": "pool"}
 	md.Spec.Template.Labels = map[string]string{"workerset": "pool"}
-	md.Spec.Template.Spec.Versions.Kubelet = "1.34.1"
+	md.Spec.Template.Spec.Versions.Kubelet = "1.36.3"
 	md.Spec.Template.Spec.ProviderSpec.Value = &runtime.RawExtension{Raw: []byte(`{"cloudProvider":"openstack",
 		"cloudProviderSpec":{"flavor":"f"},"operatingSystem":"ubuntu","sshPublicKeys":["` + key + `"]}`)}
 	if mutate != nil {

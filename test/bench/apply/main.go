@@ -15,7 +15,7 @@
 // minutes on 2 cores once the sandbox artifacts are cached; -upgrade=false leaves out both
 // upgrades and takes about 6.
 //
-//	go run ./test/bench/apply [-from v1.33.4] [-to v1.34.1] [-noop 5] [-upgrade=false] [-keep]
+//	go run ./test/bench/apply [-from v1.35.4] [-to v1.36.3] [-noop 5] [-upgrade=false] [-keep]
 package main
 
 import (

@@ -46,7 +46,7 @@ func deployment(ns, name string, replicas int32) *v1alpha1.MachineDeployment {
 			Template: v1alpha1.MachineTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: v1alpha1.MachineSpec{
 				ProviderSpec: v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: []byte(
 					`{"cloudProvider":"fake","cloudProviderSpec":{},"operatingSystem":"ubuntu"}`)}},
-				Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"},
+				Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"},
 			}},
 		},
 	}

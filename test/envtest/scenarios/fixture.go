@@ -175,7 +175,7 @@ func (f *fixture) deployment(name string, replicas int32, surge, unavailable int
 						Annotations: map[string]string{"example.com/owner": "team-a"}},
 					Taints:       []corev1.Taint{{Key: "dedicated", Value: name, Effect: corev1.TaintEffectPreferNoSchedule}},
 					ProviderSpec: providerSpec(f.t, f.cloud),
-					Versions:     v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"},
+					Versions:     v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"},
 				},
 			},
 		},

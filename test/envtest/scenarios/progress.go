@@ -18,7 +18,7 @@ import (
 // ProgressDeadlineExceeded after progressDeadlineSeconds.
 func PauseMinReadyDeadline(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil, envtest.NeverJoin(func(m *v1alpha1.Machine) bool {
-		return m.Spec.Versions.Kubelet == "1.33.5" // the stalled rollout's template
+		return m.Spec.Versions.Kubelet == "1.35.5" // the stalled rollout's template
 	}))
 	md := f.deployment("knobs", 2, intstr.FromInt32(1), intstr.FromInt32(0))
 	md.Spec.MinReadySeconds = ptr(int32(3))
@@ -40,7 +40,7 @@ func PauseMinReadyDeadline(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		t.Errorf("machines counted available %s after their Nodes were Ready, before minReadySeconds 3", waited)
 	}
 
-	f.update(md, func() { md.Spec.Paused = true; md.Spec.Template.Spec.Versions.Kubelet = "1.35.0" })
+	f.update(md, func() { md.Spec.Paused = true; md.Spec.Template.Spec.Versions.Kubelet = "1.37.0" })
 	f.consistently(1500*time.Millisecond, "a paused deployment not rolling out", func() (bool, string) {
 		var sets v1alpha1.MachineSetList
 		_ = env.Client.List(f.ctx, &sets, client.InNamespace(f.ns))
@@ -53,7 +53,7 @@ func PauseMinReadyDeadline(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f.update(md, func() { md.Spec.Paused = false })
 	f.waitComplete(md)
 
-	f.update(md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.33.5" })
+	f.update(md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.35.5" })
 	envtest.Eventually(t, wait, "Progressing=False with ProgressDeadlineExceeded", func() (bool, string) {
 		env.Get(t, md)
 		c := findCond(md.Status.Conditions, v1alpha1.MachineDeploymentProgressing)

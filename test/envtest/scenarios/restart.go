@@ -25,11 +25,11 @@ func RestartMidRollout(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f.waitRunning(4)
 	f.waitComplete(md)
 	b := f.watchBounds(5, 4)
-	f.update(md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.35.0" })
+	f.update(md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.37.0" })
 	envtest.Eventually(t, wait, "the rollout under way", func() (bool, string) {
 		updated := 0
 		for _, m := range f.machines() {
-			if m.Spec.Versions.Kubelet == "1.35.0" && m.Spec.ProviderID != nil {
+			if m.Spec.Versions.Kubelet == "1.37.0" && m.Spec.ProviderID != nil {
 				updated++
 			}
 		}

@@ -16,8 +16,8 @@ import (
 // to check that revisionHistoryLimit removes the oldest set.
 func RolloutSurge(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
-	rolloutBounded(f, 3, intstr.FromInt32(1), intstr.FromInt32(0), "1.35.0")
-	rolloutBounded(f, 3, intstr.FromInt32(1), intstr.FromInt32(0), "1.33.5")
+	rolloutBounded(f, 3, intstr.FromInt32(1), intstr.FromInt32(0), "1.37.0")
+	rolloutBounded(f, 3, intstr.FromInt32(1), intstr.FromInt32(0), "1.35.5")
 	var sets v1alpha1.MachineSetList
 	envtest.Eventually(t, wait, "the oldest machineset removed (revisionHistoryLimit 1)", func() (bool, string) {
 		if err := env.Client.List(f.ctx, &sets, client.InNamespace(f.ns)); err != nil {
@@ -34,7 +34,7 @@ func RolloutSurge(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 // RolloutUnavailable rolls a template change out with maxSurge 0, maxUnavailable 1.
 func RolloutUnavailable(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
-	rolloutBounded(f, 3, intstr.FromInt32(0), intstr.FromInt32(1), "1.35.0")
+	rolloutBounded(f, 3, intstr.FromInt32(0), intstr.FromInt32(1), "1.37.0")
 }
 
 // rolloutBounded makes sure a deployment of replicas Machines exists and is settled, changes its

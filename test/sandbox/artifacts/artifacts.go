@@ -12,7 +12,7 @@ import (
 
 // Options say which Kubernetes versions to prepare and where the inputs and the cache are.
 type Options struct {
-	// Versions are Kubernetes versions such as v1.34.1; each gets binaries, images, debs and a
+	// Versions are Kubernetes versions such as v1.36.3; each gets binaries, images, debs and a
 	// release tree.
 	Versions []string
 	// Cache is the cache directory (SLIPWAY_CACHE, by default ~/.cache/slipway).
@@ -42,7 +42,7 @@ type Set struct {
 
 // Release is one Kubernetes version's artifacts.
 type Release struct {
-	// Version is the Kubernetes version, v1.34.1.
+	// Version is the Kubernetes version, v1.36.3.
 	Version string
 	// Bin holds kubeadm, kubelet, kubectl, the control-plane binaries and etcd.
 	Bin string
@@ -54,7 +54,7 @@ type Release struct {
 	ReleaseDir string
 	// AptRepo is a flat apt repository laid out like pkgs.k8s.io/core:/stable:/<minor>/deb.
 	AptRepo string
-	// Minor is v1.34 for v1.34.1: the apt repository's channel.
+	// Minor is v1.34 for v1.36.3: the apt repository's channel.
 	Minor string
 	// CriTools is the cri-tools version packaged and served next to this release.
 	CriTools string

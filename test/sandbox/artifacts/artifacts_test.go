@@ -13,12 +13,12 @@ func TestMinorOf(t *testing.T) {
 		in, want string
 		wantErr  bool
 	}{
-		{in: "v1.34.1", want: "v1.34"},
-		{in: "v1.33.4", want: "v1.33"},
-		{in: "1.34.1", wantErr: true},
-		{in: "v1.34", wantErr: true},
-		{in: "v1.34.1-rc.0", wantErr: true},
-		{in: "v1.34.1; rm -rf /", wantErr: true},
+		{in: "v1.36.3", want: "v1.36"},
+		{in: "v1.35.4", want: "v1.35"},
+		{in: "1.36.3", wantErr: true},
+		{in: "v1.36", wantErr: true},
+		{in: "v1.36.3-rc.0", wantErr: true},
+		{in: "v1.36.3; rm -rf /", wantErr: true},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := minorOf(tt.in)
@@ -31,7 +31,7 @@ func TestMinorOf(t *testing.T) {
 
 func TestSplitRef(t *testing.T) {
 	for _, tt := range []struct{ ref, name, tag string }{
-		{"registry.k8s.io/kube-apiserver:v1.34.1", "kube-apiserver", "v1.34.1"},
+		{"registry.k8s.io/kube-apiserver:v1.36.3", "kube-apiserver", "v1.36.3"},
 		{"registry.k8s.io/coredns/coredns:v1.12.1", "coredns/coredns", "v1.12.1"},
 		{"registry.k8s.io/etcd:3.6.4-0", "etcd", "3.6.4-0"},
 	} {
@@ -55,8 +55,8 @@ func TestNewestCoreDNS(t *testing.T) {
 }
 
 func TestDebVersion(t *testing.T) {
-	if got := debVersion("v1.34.1"); got != "1.34.1-1.1" {
-		t.Errorf("debVersion = %q, want the pkgs.k8s.io form 1.34.1-1.1", got)
+	if got := debVersion("v1.36.3"); got != "1.36.3-1.1" {
+		t.Errorf("debVersion = %q, want the pkgs.k8s.io form 1.36.3-1.1", got)
 	}
 }
 

@@ -17,7 +17,7 @@ type deb struct {
 	postinst                            string
 }
 
-// debVersion turns v1.34.1 into 1.34.1-1.1, the revision scheme of pkgs.k8s.io.
+// debVersion turns v1.36.3 into 1.36.3-1.1, the revision scheme of pkgs.k8s.io.
 func debVersion(v string) string { return strings.TrimPrefix(v, "v") + "-1.1" }
 
 func releaseDebs(r *Release, crictl string) []deb {

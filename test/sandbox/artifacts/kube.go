@@ -79,7 +79,7 @@ func (b *builder) coreDNSBinary(ctx context.Context, want string) (string, error
 	return p, nil
 }
 
-// minorOf returns v1.34 for v1.34.1 and rejects anything that is not a plain release version,
+// minorOf returns v1.34 for v1.36.3 and rejects anything that is not a plain release version,
 // because versions end up in paths, URLs and shell commands.
 func minorOf(version string) (string, error) {
 	parts := strings.Split(strings.TrimPrefix(version, "v"), ".")

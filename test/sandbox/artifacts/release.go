@@ -37,9 +37,9 @@ func (b *builder) releaseTree(r *Release) error {
 }
 
 // crictlVersions maps a Kubernetes minor to the cri-tools release that goes with it where that is
-// not v<minor>.0. The module proxy refuses every cri-tools v1.33 release (403), and crictl talks
-// CRI v1 to any supported kubelet, so v1.33 clusters get crictl v1.34.0.
-var crictlVersions = map[string]string{"v1.33": "v1.34.0"}
+// not v<minor>.0. The module proxy refuses cri-tools v1.35.0 (403), and crictl talks CRI v1 to any
+// supported kubelet, so v1.35 clusters get crictl v1.36.0.
+var crictlVersions = map[string]string{"v1.35": "v1.36.0"}
 
 // crictl builds crictl and packs it like the cri-tools GitHub release:
 // <dir>/crictl-<version>-linux-amd64.tar.gz and its .sha256.

@@ -10,7 +10,7 @@ import (
 )
 
 // Files returns a handler that serves each directory under its URL prefix, for example
-// "/release/v1.34.1/" from the release tree and "/core:/stable:/v1.34/deb/" from an apt
+// "/release/v1.36.3/" from the release tree and "/core:/stable:/v1.34/deb/" from an apt
 // repository. The root lists the prefixes, which helps a person looking at the sandbox.
 func Files(routes map[string]string) (http.Handler, error) {
 	mux := http.NewServeMux()

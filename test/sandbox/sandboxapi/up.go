@@ -38,8 +38,8 @@ type Options struct {
 }
 
 // DefaultVersions are two consecutive minors, so that upgrades can be tested. The module proxy
-// refuses some of v1.33.5's staging modules (403), hence v1.33.4.
-var DefaultVersions = []string{"v1.33.4", "v1.34.1"}
+// refuses some of v1.35.5's staging modules (403), hence v1.35.4.
+var DefaultVersions = []string{"v1.35.4", "v1.36.3"}
 
 // Up brings the sandbox to the state the options describe, creating what is missing and keeping
 // what already matches, then writes the state directory's files. It is idempotent.

@@ -41,7 +41,7 @@ func TestUpSelftestDown(t *testing.T) {
 	const name = "gotest"
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
 		Name: name, Dir: t.TempDir(), Subnet: "172.30.251.0/24", Hosts: 2, LB: true,
-		Versions: []string{"v1.34.1"}, Log: testWriter{t},
+		Versions: []string{"v1.36.3"}, Log: testWriter{t},
 	})
 	down := func() {
 		if err := sandboxapi.Down(context.WithoutCancel(ctx), name); err != nil {

@@ -11,10 +11,10 @@ func TestCheckKubeletVersion(t *testing.T) {
 		version string
 		wantErr string
 	}{
-		{name: "lowest supported", version: "1.33.0"},
-		{name: "highest supported with v", version: "v1.35.4"},
-		{name: "too old names the window", version: "1.30.3", wantErr: "outside the supported Kubernetes versions 1.33-1.35"},
-		{name: "too new", version: "1.36.0", wantErr: "1.33-1.35"},
+		{name: "lowest supported", version: "1.35.0"},
+		{name: "highest supported with v", version: "v1.37.2"},
+		{name: "too old names the window", version: "1.32.3", wantErr: "outside the supported Kubernetes versions 1.35-1.37"},
+		{name: "too new", version: "1.38.0", wantErr: "1.35-1.37"},
 		{name: "not semver", version: "latest", wantErr: "not a semantic version"},
 		{name: "partial", version: "1.34", wantErr: "not a semantic version"},
 		{name: "empty", version: "", wantErr: "not a semantic version"},

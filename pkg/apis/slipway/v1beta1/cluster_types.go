@@ -75,8 +75,8 @@ type Cluster struct {
 
 // Versions pins component versions.
 type Versions struct {
-	// Kubernetes version of the control plane and static workers, e.g. v1.34.1. slipway supports
-	// the minors v1.33, v1.34 and v1.35. Raising it and running apply upgrades the cluster, one
+	// Kubernetes version of the control plane and static workers, e.g. v1.36.3. slipway supports
+	// the minors v1.35, v1.36 and v1.37. Raising it and running apply upgrades the cluster, one
 	// minor at a time.
 	Kubernetes string `json:"kubernetes"`
 }

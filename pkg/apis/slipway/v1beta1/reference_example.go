@@ -68,7 +68,7 @@ func referenceCluster() Cluster {
 		APIVersion: APIVersion,
 		Kind:       Kind,
 		Name:       "example",
-		Versions:   Versions{Kubernetes: "v1.34.1"},
+		Versions:   Versions{Kubernetes: "v1.36.3"},
 		ControlPlane: ControlPlane{
 			Hosts: []Host{cp},
 		},

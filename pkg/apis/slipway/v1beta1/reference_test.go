@@ -60,16 +60,16 @@ func TestParseKubernetesVersion(t *testing.T) {
 		in      string
 		wantErr string
 	}{
-		{"v1.33.0", ""},
-		{"1.34.1", ""},
-		{"v1.35.4", ""},
-		{"v1.32.9", "unsupported version: slipway supports Kubernetes v1.33 to v1.35"},
-		{"v1.36.0", "unsupported version"},
+		{"v1.35.0", ""},
+		{"1.36.3", ""},
+		{"v1.37.2", ""},
+		{"v1.34.9", "unsupported version: slipway supports Kubernetes v1.35 to v1.37"},
+		{"v1.38.0", "unsupported version"},
 		{"v2.34.0", "unsupported version"},
-		{"v1.34", "must be a version like v1.34.1"},
-		{"v1.34.1-rc.0", "released version"},
+		{"v1.34", "must be a version like v1.36.3"},
+		{"v1.36.3-rc.0", "released version"},
 		{"", "must be a version"},
-		{"v1.34.1; reboot", "must be a version"},
+		{"v1.36.3; reboot", "must be a version"},
 	}
 	for _, tt := range tests {
 		_, err := ParseKubernetesVersion(tt.in)

@@ -94,7 +94,7 @@ func (a *attack) machine(name string, extra map[string]any) *v1alpha1.Machine {
 	}
 	return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: a.ns},
 		Spec: v1alpha1.MachineSpec{ProviderSpec: v1alpha1.ProviderSpec{Value: &runtime.RawExtension{Raw: raw}},
-			Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.34.1"}}}
+			Versions: v1alpha1.MachineVersionInfo{Kubelet: "1.36.3"}}}
 }
 
 // refused fails unless err is admission's 422 with a cause on field that says why.

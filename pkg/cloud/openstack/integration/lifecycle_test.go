@@ -39,12 +39,12 @@ func TestScaleRolloutScaleToZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	setReplicas(t, env, md, replicas)
-	waitMachines(t, env, c, ns, replicas, "1.34.1")
+	waitMachines(t, env, c, ns, replicas, "1.36.3")
 	up := c.sim.Calls()
 	t.Logf("scale 0→%d: %d cloud API calls (%.1f per machine), %d failed", replicas, up.Total, float64(up.Total)/replicas, up.Errors)
 
-	update(t, env, md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.35.0" })
-	waitMachines(t, env, c, ns, replicas, "1.35.0")
+	update(t, env, md, func() { md.Spec.Template.Spec.Versions.Kubelet = "1.37.0" })
+	waitMachines(t, env, c, ns, replicas, "1.37.0")
 	t.Logf("after the rollout: peak %d servers", c.sim.PeakServers())
 
 	setReplicas(t, env, md, 0)
@@ -149,7 +149,7 @@ func TestErrorServerReplacedInPlace(t *testing.T) {
 		first = ms.Items[0]
 		return true, ""
 	})
-	waitMachines(t, env, c, ns, 1, "1.34.1")
+	waitMachines(t, env, c, ns, 1, "1.36.3")
 	var ms v1alpha1.MachineList
 	if err := env.Client.List(ctx, &ms, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,9 @@ const (
 	DefaultFlannelBackend    = "vxlan"
 	DefaultCanalMTU          = 1450
 	DefaultPackagesBaseURL   = "https://pkgs.k8s.io"
-	DefaultMachineController = "ghcr.io/slipway-dev/machine-controller"
+	// DefaultContainerdReleaseURL is where containerd publishes its release tarballs.
+	DefaultContainerdReleaseURL = "https://github.com/containerd/containerd/releases/download"
+	DefaultMachineController    = "ghcr.io/slipway-dev/machine-controller"
 )
 
 // SetDefaults fills every unset field that has a default. imageTag is the machine-controller
@@ -75,6 +77,8 @@ func SetDefaults(c *Cluster, imageTag string) {
 	if c.Assets.URL != nil {
 		c.Assets.URL.BaseURL = strings.TrimSuffix(c.Assets.URL.BaseURL, "/")
 	}
+	rel := &c.ContainerRuntime.Containerd.Release
+	rel.BaseURL = strings.TrimSuffix(or(rel.BaseURL, DefaultContainerdReleaseURL), "/")
 
 	mc := &c.MachineController
 	if mc.Deploy == nil {

@@ -83,4 +83,10 @@ type KubeletConfig struct {
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
 	// MaxPods is the most pods the node may run. Default: 110.
 	MaxPods *int32 `json:"maxPods,omitempty"`
+	// AllowCgroupV1 lets the kubelet run on hosts that use cgroup v1, which kubelets refuse from
+	// v1.35 on: slipway then sets the kubelet's failCgroupV1: false, has kubeadm's preflight
+	// accept the host, and warns on every apply. Without it, apply stops before changing anything
+	// when a host runs cgroup v1. cgroup v1 is deprecated upstream and will be removed: move the
+	// hosts to cgroup v2 instead where you can. Cluster-wide only (not per host). Default: false.
+	AllowCgroupV1 bool `json:"allowCgroupV1,omitempty"`
 }

@@ -11,6 +11,22 @@ type Containerd struct {
 	// Registries configures image registries by name (e.g. docker.io, registry.k8s.io or "*" for
 	// every registry): mirrors to try first, TLS and credentials.
 	Registries map[string]ContainerdRegistry `json:"registries,omitempty"`
+	// Release is where slipway downloads containerd's release tarball on a node that has no
+	// containerd, or one older than the Kubernetes version needs (containerd 2 from v1.36 on):
+	// <baseURL>/v<version>/containerd-<version>-linux-<arch>.tar.gz, verified against its
+	// .sha256sum file. A node whose containerd is new enough keeps it.
+	Release ContainerdRelease `json:"release,omitempty"`
+}
+
+// ContainerdRelease is a web server laid out like containerd's GitHub releases.
+type ContainerdRelease struct {
+	// BaseURL of the releases. Default: https://github.com/containerd/containerd/releases/download.
+	// It must be https unless insecure is set.
+	BaseURL string `json:"baseURL,omitempty"`
+	// Insecure allows an http:// baseURL. The checksum comes from the same server as the
+	// tarball, so anyone on the path can then replace both: use it only on a network you trust.
+	// Default: false.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // ContainerdRegistry configures one registry.

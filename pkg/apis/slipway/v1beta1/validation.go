@@ -50,6 +50,8 @@ func Validate(c *Cluster) (errs field.ErrorList, warnings []string) {
 		}
 	}
 	errs = append(errs, validateKubelet(&c.Kubelet, field.NewPath("kubelet"))...)
+	errs = append(errs, validateDownloadURL(c.ContainerRuntime.Containerd.Release.BaseURL, c.ContainerRuntime.Containerd.Release.Insecure,
+		field.NewPath("containerRuntime", "containerd", "release"))...)
 	errs = append(errs, validateUniqueHosts(c)...)
 	errs = append(errs, validateEndpoint(c)...)
 	errs = append(errs, validateNetwork(c)...)
@@ -105,6 +107,9 @@ func validateHost(h *Host, p *field.Path) field.ErrorList {
 	errs = append(errs, validateAnnotations(h.Annotations, p.Child("annotations"))...)
 	errs = append(errs, validateTaints(h.Taints, p.Child("taints"))...)
 	errs = append(errs, validateKubelet(&h.Kubelet, p.Child("kubelet"))...)
+	if h.Kubelet.AllowCgroupV1 {
+		errs = append(errs, field.Forbidden(p.Child("kubelet", "allowCgroupV1"), "set it cluster-wide, as kubelet.allowCgroupV1: every kubelet shares kubeadm's configuration"))
+	}
 	return errs
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/slipway-dev/slipway/pkg/kubeversion"
 )
 
 // Step names. They are stable: users see them in plans and progress output, --output json
@@ -21,6 +23,7 @@ const (
 	StepApproveCSRs       = "approve-csrs"
 	StepNodeMetadata      = "node-metadata"
 	StepUpgradePreflight  = "upgrade-preflight"
+	StepContainerd        = "containerd"
 	StepUpgradeLeader     = "upgrade-control-plane-leader"
 	StepUpgradeNode       = "upgrade-node"
 	StepImportImages      = "import-images"
@@ -35,7 +38,7 @@ const (
 // and its test checks that none is missing.
 var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepInstall, StepInit, StepInitFinish, StepCNI, StepRepair,
-	StepJoinControlPlane, StepJoinWorker, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
+	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
 	StepMachineDeployment, StepWaitPools,
 }
@@ -89,7 +92,8 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.upgrades() // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
+	b.containerdMoves() // joined nodes whose containerd is too old for the version, one at a time
+	b.upgrades()        // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
 	b.nodes()    // serving certificates approved, Node metadata, every node Ready
 	b.images()   // machineController.imageArchive into the control planes' containerd
 	b.addons()   // the cloud-controller-manager, the machine-controller, then the MachineDeployments
@@ -104,6 +108,10 @@ type builder struct {
 	hosts     map[string]HostState // observed, by name
 	leader    DesiredHost
 	upgrading bool // the cluster runs an older version than desired
+	// containerd is the containerd policy of the desired version; moves are the joined hosts
+	// whose containerd is older than its minimum, with the reason.
+	containerd kubeversion.Containerd
+	moves      map[string]string
 	joining   bool // a host joins, or the cluster is created
 	plan      *Plan
 }
@@ -113,9 +121,19 @@ func newBuilder(d Desired, o Observed) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("desired version %q: %w", d.Version, err)
 	}
-	b := &builder{d: d, o: o, hosts: map[string]HostState{}, leader: leaderOf(d.Hosts), plan: &Plan{}}
+	b := &builder{d: d, o: o, hosts: map[string]HostState{}, leader: leaderOf(d.Hosts), plan: &Plan{}, moves: map[string]string{}}
 	for _, h := range o.Hosts {
 		b.hosts[h.Name] = h
+	}
+	if b.containerd, err = kubeversion.ContainerdFor(want.Minor()); err != nil {
+		return nil, err
+	}
+	for _, dh := range d.Hosts {
+		if h := b.hosts[dh.Name]; h.Joined {
+			if reason := containerdTooOld(h.ContainerdVersion, b.containerd); reason != "" {
+				b.moves[dh.Name] = reason
+			}
+		}
 	}
 	if o.Cluster.Exists {
 		if err := checkUpgrade(o.Cluster.Version, want); err != nil {

@@ -27,7 +27,7 @@ func bare(d []DesiredHost) []HostState {
 func converged(d []DesiredHost, v string, addons map[string]string) Observed {
 	o := Observed{Cluster: ClusterState{Exists: true, Version: "v" + v, Nodes: map[string]*NodeState{}, Addons: addons}}
 	for i, h := range d {
-		o.Hosts = append(o.Hosts, HostState{Name: h.Name, Address: h.Address, Role: h.Role, ContainerdActive: true, KubeletActive: true,
+		o.Hosts = append(o.Hosts, HostState{Name: h.Name, Address: h.Address, Role: h.Role, ContainerdActive: true, ContainerdVersion: "2.2.9", KubeletActive: true,
 			KubeletVersion: "v" + v, KubeadmVersion: "v" + v, Joined: true, AdminConf: h.Role == ControlPlane})
 		o.Cluster.Nodes[h.Name] = &NodeState{Name: h.Name, KubeletVersion: "v" + v, Ready: true, ControlPlane: h.Role == ControlPlane}
 		if h.Role == ControlPlane {
@@ -79,7 +79,7 @@ func TestBuild(t *testing.T) {
 		{
 			name:    "interrupted init is finished, not redone",
 			desired: Desired{Version: "1.36.3", Hosts: hostsHA()[:1]},
-			obs: Observed{Hosts: []HostState{{Name: "cp-1", Role: ControlPlane, ContainerdActive: true, Joined: true, AdminConf: true,
+			obs: Observed{Hosts: []HostState{{Name: "cp-1", Role: ControlPlane, ContainerdActive: true, ContainerdVersion: "2.2.9", Joined: true, AdminConf: true,
 				KubeadmVersion: "v1.36.3", KubeletVersion: "v1.36.3"}}},
 			want: "kubeadm-init-finish on cp-1; approve-csrs; wait-nodes-ready",
 		},
@@ -130,6 +130,48 @@ func TestBuild(t *testing.T) {
 				return o
 			}(),
 			want: "upgrade-preflight; prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; prerequisites on w-1; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
+		},
+		{
+			name: "v1.35 on containerd 1.x to v1.36: containerd moves first, one node at a time, then the upgrade",
+			desired: func() Desired {
+				hs := hostsHA()
+				for i := range hs {
+					hs[i].PrereqHash = "new"
+				}
+				return Desired{Version: "1.36.3", Hosts: hs}
+			}(),
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.35.4", nil)
+				for i := range o.Hosts {
+					o.Hosts[i].PrereqHash = "old"
+					o.Hosts[i].ContainerdVersion = "1.6.20~ds1"
+				}
+				o.Hosts[3].ContainerdVersion = "2.1.4" // moved by an earlier, interrupted run
+				return o
+			}(),
+			want: "upgrade-preflight; prerequisites on w-1; containerd on cp-1; containerd on cp-3; containerd on cp-2; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
+		},
+		{
+			name:    "v1.35 keeps containerd 1.x",
+			desired: Desired{Version: "1.35.4", Hosts: hostsHA()},
+			obs: func() Observed {
+				o := converged(hostsHA(), "1.35.4", nil)
+				for i := range o.Hosts {
+					o.Hosts[i].ContainerdVersion = "1.6.20~ds1"
+				}
+				return o
+			}(),
+			want: "",
+		},
+		{
+			name:    "a joined node whose containerd cannot be read is moved",
+			desired: Desired{Version: "1.37.0", Hosts: hostsHA()[:1]},
+			obs: func() Observed {
+				o := converged(hostsHA()[:1], "1.37.0", nil)
+				o.Hosts[0].ContainerdVersion = "unknown"
+				return o
+			}(),
+			want: "containerd on cp-1",
 		},
 		{
 			name:    "interrupted upgrade resumes with the nodes left behind",

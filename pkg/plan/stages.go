@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/slipway-dev/slipway/pkg/kubeversion"
 )
 
 // upgradePreflight comes first when the cluster runs an older version: it checks that the
@@ -18,6 +20,9 @@ func (b *builder) upgradePreflight() {
 func (b *builder) prerequisites() {
 	for _, dh := range b.d.Hosts {
 		h := b.hosts[dh.Name]
+		if _, moving := b.moves[dh.Name]; moving {
+			continue // the containerd step drains the node and runs the prerequisites there
+		}
 		if !h.ContainerdActive || h.SwapActive || (dh.PrereqHash != "" && h.PrereqHash != dh.PrereqHash) {
 			b.add(StepPrerequisites, dh.Name, prereqReason(h, dh), true)
 		}
@@ -89,6 +94,36 @@ func (b *builder) joins() error {
 	}
 	b.joining = len(joinCP)+len(joinW) > 0 || !b.o.Cluster.Exists
 	return nil
+}
+
+// containerdMoves replaces containerd, one node at a time in upgrade order, on every joined node
+// whose containerd is older than the desired version's minimum (containerd 1.x before v1.36):
+// the node is drained, its pods stopped, containerd 2 installed and configured, the kubelet
+// restarted, and the node uncordoned when it is Ready on the new runtime. It comes before the
+// upgrade, which needs the new runtime.
+func (b *builder) containerdMoves() {
+	for _, dh := range upgradeOrder(b.d.Hosts) {
+		if reason, ok := b.moves[dh.Name]; ok {
+			b.add(StepContainerd, dh.Name, reason, false)
+		}
+	}
+}
+
+// containerdTooOld says why a joined node's containerd must be replaced before the desired
+// version runs there ("" when it need not be): Kubernetes v1.36 and later need containerd 2.
+func containerdTooOld(have string, want kubeversion.Containerd) string {
+	if have == "" {
+		return fmt.Sprintf("containerd is not installed; want %s", want.Version)
+	}
+	v, err := kubeversion.ParseContainerdVersion(have)
+	if err != nil {
+		return fmt.Sprintf("containerd version %q cannot be read; want %s", have, want.Version)
+	}
+	min, _ := kubeversion.ParseContainerdVersion(want.Minimum)
+	if v.LessThan(min) {
+		return fmt.Sprintf("containerd %s is older than %s, the oldest this Kubernetes version runs on: drain, install containerd %s, uncordon", have, want.Minimum, want.Version)
+	}
+	return ""
 }
 
 // upgrades raises the version node by node: the leader upgrades the cluster-wide components,

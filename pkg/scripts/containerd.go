@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/kubeversion"
 )
 
 // Paths of containerd's configuration on every host.
@@ -133,25 +134,33 @@ func containerdConfigTOML(sandboxImage string, regs map[string]v1beta1.Container
 	fmt.Fprintf(&b, "%s.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n\n", cri)
 	fmt.Fprintf(&b, "%s.cni]\n  bin_dir = \"/opt/cni/bin\"\n  conf_dir = \"/etc/cni/net.d\"\n\n", cri)
 	fmt.Fprintf(&b, "%s.registry]\n  config_path = %s\n", cri, tomlString(certsDir))
+	hasAuth, err = writeAuth(&b, cri, regs)
+	return b.String(), hasAuth, err
+}
+
+// writeAuth appends each registry's credentials as <plugin>.registry.configs."<host>".auth
+// tables, one per host containerd may talk to, and reports whether there were any.
+func writeAuth(b *strings.Builder, plugin string, regs map[string]v1beta1.ContainerdRegistry) (bool, error) {
+	hasAuth := false
 	for _, name := range sortedNames(regs) {
 		a := regs[name].Auth
 		if a == nil {
 			continue
 		}
 		if name == "*" {
-			return "", false, fmt.Errorf("registry \"*\": credentials need a registry name, not *")
+			return false, fmt.Errorf("registry \"*\": credentials need a registry name, not *")
 		}
 		for _, host := range authHosts(name, regs[name].Mirrors) {
-			fmt.Fprintf(&b, "\n%s.registry.configs.%s.auth]\n", cri, tomlString(host))
+			fmt.Fprintf(b, "\n%s.registry.configs.%s.auth]\n", plugin, tomlString(host))
 			for _, kv := range [][2]string{{"username", a.Username}, {"password", a.Password}, {"auth", a.Auth}, {"identitytoken", a.IdentityToken}} {
 				if kv[1] != "" {
-					fmt.Fprintf(&b, "  %s = %s\n", kv[0], tomlString(kv[1]))
+					fmt.Fprintf(b, "  %s = %s\n", kv[0], tomlString(kv[1]))
 				}
 			}
 		}
 		hasAuth = true
 	}
-	return b.String(), hasAuth, nil
+	return hasAuth, nil
 }
 
 // authHosts are the hosts containerd looks credentials up by: the host it is talking to, so
@@ -167,4 +176,88 @@ func authHosts(name string, mirrors []string) []string {
 		}
 	}
 	return hosts
+}
+
+// containerdUnit is the systemd unit of a containerd that slipway installed from a release
+// (in /usr/local/bin). KillMode=process keeps the shims, and so the containers, running when
+// containerd restarts.
+const containerdUnit = `# Written by slipway: containerd installed from its release into /usr/local/bin.
+[Unit]
+Description=containerd container runtime
+Documentation=https://containerd.io
+After=network.target local-fs.target
+
+[Service]
+ExecStartPre=-/sbin/modprobe overlay
+ExecStart=/usr/local/bin/containerd
+Type=notify
+Delegate=yes
+KillMode=process
+Restart=always
+RestartSec=5
+LimitNPROC=infinity
+LimitCORE=infinity
+TasksMax=infinity
+OOMScoreAdjust=-999
+
+[Install]
+WantedBy=multi-user.target
+`
+
+// containerdInstall is what the prerequisites script needs to install containerd where the
+// host has none new enough.
+type containerdInstall struct {
+	// Version is installed; Minimum is the oldest kept (both like 2.2.9).
+	Version, Minimum string
+	// Releases is the base URL of containerd's release tarballs; CurlProto limits curl to https
+	// unless the manifest allowed http.
+	Releases, CurlProto string
+	// Unit is the systemd unit written for the installed release.
+	Unit string
+}
+
+func containerdInstallFor(c *v1beta1.Cluster) (containerdInstall, error) {
+	v, err := v1beta1.ParseKubernetesVersion(c.Versions.Kubernetes)
+	if err != nil {
+		return containerdInstall{}, fmt.Errorf("versions.kubernetes: %w", err)
+	}
+	policy, err := kubeversion.ContainerdFor(v.Minor())
+	if err != nil {
+		return containerdInstall{}, err
+	}
+	rel := c.ContainerRuntime.Containerd.Release
+	base := strings.TrimSuffix(rel.BaseURL, "/")
+	if base == "" {
+		base = v1beta1.DefaultContainerdReleaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && rel.Insecure)) {
+		return containerdInstall{}, fmt.Errorf("containerRuntime.containerd.release.baseURL %q must be an https URL (or http with insecure: true)", v1beta1.RedactURL(base))
+	}
+	if err := checkValue(base); err != nil {
+		return containerdInstall{}, fmt.Errorf("containerRuntime.containerd.release.baseURL: %w", err)
+	}
+	in := containerdInstall{Version: policy.Version, Minimum: policy.Minimum, Releases: base, CurlProto: "=https", Unit: containerdUnit}
+	if rel.Insecure {
+		in.CurlProto = "=http,https"
+	}
+	return in, nil
+}
+
+// containerdConfigV3 renders /etc/containerd/config.toml for containerd 2 (config version 3,
+// where the CRI plugin is split into images and runtime): the same settings as
+// containerdConfigTOML. Credentials stay in the images plugin's registry.configs auth tables,
+// which containerd 2 still reads (deprecated upstream in favour of credential plugins).
+func containerdConfigV3(sandboxImage string, regs map[string]v1beta1.ContainerdRegistry) (cfg string, hasAuth bool, err error) {
+	const images, runtime = `[plugins."io.containerd.cri.v1.images"`, `[plugins."io.containerd.cri.v1.runtime"`
+	var b strings.Builder
+	b.WriteString("# Written by slipway from the cluster manifest. Changes are overwritten.\nversion = 3\n\n")
+	fmt.Fprintf(&b, "%s.pinned_images]\n  sandbox = %s\n\n", images, tomlString(sandboxImage))
+	fmt.Fprintf(&b, "%s.containerd]\n  default_runtime_name = \"runc\"\n\n", runtime)
+	fmt.Fprintf(&b, "%s.containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n\n", runtime)
+	fmt.Fprintf(&b, "%s.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n\n", runtime)
+	fmt.Fprintf(&b, "%s.cni]\n  bin_dirs = [\"/opt/cni/bin\"]\n  conf_dir = \"/etc/cni/net.d\"\n\n", runtime)
+	fmt.Fprintf(&b, "%s.registry]\n  config_path = %s\n", images, tomlString(certsDir))
+	hasAuth, err = writeAuth(&b, images, regs)
+	return b.String(), hasAuth, err
 }

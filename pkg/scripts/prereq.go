@@ -40,10 +40,12 @@ type PrereqParams struct {
 // tool is a command the host needs and the package that provides it.
 type tool struct{ Command, Package string }
 
+// containerd itself is not among them: slipway installs its release where the host has none
+// new enough (see containerdInstall); runc is what its shim runs.
 var familyTools = map[Family][]tool{
-	Debian: {{"containerd", "containerd"}, {"runc", "runc"}, {"iptables", "iptables"}, {"conntrack", "conntrack"},
+	Debian: {{"runc", "runc"}, {"curl", "curl"}, {"iptables", "iptables"}, {"conntrack", "conntrack"},
 		{"socat", "socat"}, {"ethtool", "ethtool"}, {"ip", "iproute2"}, {"modprobe", "kmod"}},
-	RHEL: {{"containerd", "containerd.io"}, {"iptables", "iptables"}, {"conntrack", "conntrack-tools"},
+	RHEL: {{"runc", "runc"}, {"curl", "curl"}, {"iptables", "iptables"}, {"conntrack", "conntrack-tools"},
 		{"socat", "socat"}, {"ethtool", "ethtool"}, {"ip", "iproute"}, {"modprobe", "kmod"}},
 }
 
@@ -56,8 +58,10 @@ type prereqData struct {
 	ProxyEnvFile     string
 	Modules          []string
 	Sysctls          []string
-	ContainerdConfig string
+	ContainerdConfig string // version 2, for containerd 1.x
+	ContainerdV3     string // version 3, for containerd 2
 	ContainerdMode   string
+	Containerd       containerdInstall
 	Registries       []registryFile
 	RegistryDirs     []string
 	UpstreamDNS      []string
@@ -104,6 +108,14 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	cfg3, _, err := containerdConfigV3(p.SandboxImage, regs)
+	if err != nil {
+		return "", err
+	}
+	install, err := containerdInstallFor(c)
+	if err != nil {
+		return "", err
+	}
 	d := prereqData{
 		Family:           family,
 		Tools:            familyTools[family],
@@ -111,6 +123,8 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 		Modules:          []string{"overlay", "br_netfilter"},
 		Sysctls:          []string{"net.bridge.bridge-nf-call-iptables=1", "net.bridge.bridge-nf-call-ip6tables=1", "net.ipv4.ip_forward=1"},
 		ContainerdConfig: cfg,
+		ContainerdV3:     cfg3,
+		Containerd:       install,
 		ContainerdMode:   "0644",
 		Registries:       files,
 		UpstreamDNS:      p.UpstreamDNS,

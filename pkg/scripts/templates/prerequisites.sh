@@ -34,9 +34,46 @@ if [ "${#missing[@]}" -gt 0 ]; then
 {{- end}}
   changed "installed ${missing[*]}"
 fi
+
+# containerd: a host keeps its own when it is at least the version's minimum; otherwise it gets
+# containerd's release (binaries in /usr/local/bin, slipway's unit). Distributions append their
+# revision to the version ("1.6.20~ds1"): only the leading numbers are compared.
+containerd_want={{q .Containerd.Version}}
+containerd_min={{q .Containerd.Minimum}}
+containerd_have=$(containerd --version 2>/dev/null | awk '{print $3}') || true
+containerd_num=$(printf '%s\n' "${containerd_have#v}" | grep -oE '^[0-9]+\.[0-9]+(\.[0-9]+)?' || true)
+version_below() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]; }
+if [ -z "$containerd_num" ] || version_below "$containerd_num" "$containerd_min"; then
 {{- if eq .Family "flatcar"}}
-command -v containerd >/dev/null || fail "containerd is missing: Flatcar ships it, check the OS image"
+  fail "containerd ${containerd_have:-is missing}: Kubernetes needs at least $containerd_min, and Flatcar ships containerd with the OS image: use a newer Flatcar release"
+{{- else}}
+  if [ -f /etc/kubernetes/kubelet.conf ] && [ "${SLIPWAY_NODE_DRAINED:-}" != 1 ]; then
+    fail "containerd $containerd_have is older than $containerd_min on a node that has joined the cluster: apply replaces it in its containerd step, with the node drained first"
+  fi
+  case "$(uname -m)" in
+    x86_64) containerd_arch=amd64 ;;
+    aarch64) containerd_arch=arm64 ;;
+    *) fail "no containerd release for architecture $(uname -m)" ;;
+  esac
+  tarball="containerd-${containerd_want}-linux-${containerd_arch}.tar.gz"
+  url={{q .Containerd.Releases}}"/v${containerd_want}/${tarball}"
+  tmp=$(mktemp -d)
+  quiet curl -fsSL --proto {{q .Containerd.CurlProto}} --retry 3 -o "$tmp/$tarball" "$url" || { rm -rf "$tmp"; fail "could not download $url"; }
+  sum=$(curl -fsSL --proto {{q .Containerd.CurlProto}} --retry 3 "$url.sha256sum" | awk '{print $1}') || { rm -rf "$tmp"; fail "could not download $url.sha256sum"; }
+  if [ -z "$sum" ] || [ "$(sha256sum "$tmp/$tarball" | awk '{print $1}')" != "$sum" ]; then
+    rm -rf "$tmp"
+    fail "$url does not match its sha256 checksum in $url.sha256sum"
+  fi
+  if active containerd; then quiet systemctl stop containerd; fi
+  quiet tar -C /usr/local --no-same-owner -xzf "$tmp/$tarball" bin/
+  rm -rf "$tmp"
+  {{file "/etc/systemd/system/containerd.service" "0644" .Containerd.Unit ""}}
+  quiet systemctl daemon-reload
+  hash -r
+  changed "installed containerd $containerd_want from its release (had ${containerd_have:-none})"
 {{- end}}
+fi
+containerd_major=$(containerd --version 2>/dev/null | awk '{print $3}' | sed -E 's/^v//; s/\..*//')
 {{- if eq .Family "rhel"}}
 
 # SELinux in enforcing mode blocks the control plane's host-path volumes; kubeadm's own
@@ -114,7 +151,11 @@ fi
 # restarts it; hosts.toml and CA files are read at every pull.
 restart_containerd=0
 reload_units=0
+if [ "${containerd_major:-1}" -ge 2 ] 2>/dev/null; then
+{{file "/etc/containerd/config.toml" .ContainerdMode .ContainerdV3 "restart_containerd"}}
+else
 {{file "/etc/containerd/config.toml" .ContainerdMode .ContainerdConfig "restart_containerd"}}
+fi
 {{- range .Registries}}
 {{- if .CA}}
 {{file .CAPath "0644" .CA ""}}

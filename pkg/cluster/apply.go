@@ -64,6 +64,9 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := checkCgroups(t.Manifest, observed.Facts, opts.Log); err != nil {
+		return err
+	}
 	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
 	if err != nil {
 		return err

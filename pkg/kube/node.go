@@ -17,3 +17,13 @@ func ReadyCondition(n *corev1.Node) corev1.NodeCondition {
 	}
 	return corev1.NodeCondition{Type: corev1.NodeReady, Message: "no Ready condition yet"}
 }
+
+// PodReady reports the Pod's Ready condition.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -29,12 +29,20 @@ func prerequisites(ctx context.Context, r prerequisitesRun, host string) error {
 	if err != nil {
 		return err
 	}
-	script, ok := r.Rendered().PrereqScripts[host]
-	record := r.Rendered().PrereqRecords[host]
+	return runPrerequisites(ctx, r, n)
+}
+
+// runPrerequisites runs the host's prerequisites script, with env exported first, and records
+// its hash on the host.
+func runPrerequisites(ctx context.Context, r prerequisitesRun, n Node, env ...string) error {
+	script, ok := r.Rendered().PrereqScripts[n.Name]
+	record := r.Rendered().PrereqRecords[n.Name]
 	if !ok || record == "" {
-		return fmt.Errorf("no prerequisites script was rendered for %s", host)
+		return fmt.Errorf("no prerequisites script was rendered for %s", n.Name)
 	}
-	if err := n.SSH.Script(ctx, "prerequisites", script).Run(); err != nil {
+	cmd := n.SSH.Script(ctx, "prerequisites", script)
+	cmd.Env = env
+	if err := cmd.Run(); err != nil {
 		return err
 	}
 	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")

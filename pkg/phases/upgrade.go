@@ -51,11 +51,7 @@ func upgrade(ctx context.Context, r upgradeRun, host string, leader bool) error 
 	h := n.SSH
 	// Each stage's time goes to the progress output: an upgrade step takes minutes, and the
 	// operator (and the benchmark) should see where they go.
-	mark := time.Now()
-	stage := func(what string) {
-		r.Logf(host, "%s (%s)", what, time.Since(mark).Round(100*time.Millisecond))
-		mark = time.Now()
-	}
+	stage := stages(r, host)
 	if err := cordonAndDrain(ctx, c, n.Name); err != nil {
 		return err
 	}
@@ -87,30 +83,9 @@ func upgrade(ctx context.Context, r upgradeRun, host string, leader bool) error 
 	}
 	stage("kubelet restarted, node Ready")
 	if n.Role == plan.ControlPlane {
-		// The new kubelet may restart the static pods after the Node turns Ready: the next step
-		// needs this control plane's API server back, and a one-control-plane cluster its only one.
-		if err := waitStaticPodReady(ctx, c, "kube-apiserver-"+n.Name); err != nil {
+		if err := waitControlPlane(ctx, r, c, n.Name, stage); err != nil {
 			return err
 		}
-		if _, err := r.WaitAPI(ctx, apiTimeout); err != nil {
-			return err
-		}
-		stage("kube-apiserver Ready, API answers")
-		// The API answering is not enough for the next node's drain: without an active
-		// controller manager, evicted pods are not replaced and stay in the Service's endpoints
-		// after they stop, and without a scheduler replacements stay Pending. With one control
-		// plane both restart with the upgrade and take over only when the old leader's lease
-		// expires, seconds after their pods turn Ready.
-		for _, component := range leaderElected {
-			if err := waitStaticPodReady(ctx, c, component+"-"+n.Name); err != nil {
-				return err
-			}
-		}
-		stage("controller manager and scheduler Ready")
-		if err := waitLeaders(ctx, c, leaderElected...); err != nil {
-			return err
-		}
-		stage("their leaders at work")
 	}
 	return uncordon(ctx, c, n.Name)
 }
@@ -126,4 +101,37 @@ func waitKubelet(ctx context.Context, c *kube.Client, name, version string) erro
 		v := n.Status.NodeInfo.KubeletVersion
 		return v == want && kube.NodeReady(n), fmt.Sprintf("kubelet %s, ready %t", v, kube.NodeReady(n)), nil
 	})
+}
+
+// waitControlPlane waits, after a control plane's kubelet restarted, until the node can be
+// put back into service and the next node drained: its API server Ready and the API
+// answering, its controller manager and scheduler Ready, and their leaders at work.
+func waitControlPlane(ctx context.Context, r interface {
+	WaitAPI(ctx context.Context, timeout time.Duration) (*kube.Client, error)
+}, c *kube.Client, node string, stage func(string)) error {
+	// The new kubelet may restart the static pods after the Node turns Ready: the next step
+	// needs this control plane's API server back, and a one-control-plane cluster its only one.
+	if err := waitStaticPodReady(ctx, c, "kube-apiserver-"+node); err != nil {
+		return err
+	}
+	if _, err := r.WaitAPI(ctx, apiTimeout); err != nil {
+		return err
+	}
+	stage("kube-apiserver Ready, API answers")
+	// The API answering is not enough for the next node's drain: without an active
+	// controller manager, evicted pods are not replaced and stay in the Service's endpoints
+	// after they stop, and without a scheduler replacements stay Pending. With one control
+	// plane both restart with the upgrade and take over only when the old leader's lease
+	// expires, seconds after their pods turn Ready.
+	for _, component := range leaderElected {
+		if err := waitStaticPodReady(ctx, c, component+"-"+node); err != nil {
+			return err
+		}
+	}
+	stage("controller manager and scheduler Ready")
+	if err := waitLeaders(ctx, c, leaderElected...); err != nil {
+		return err
+	}
+	stage("their leaders at work")
+	return nil
 }

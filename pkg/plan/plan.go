@@ -94,10 +94,10 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	}
 	b.containerdMoves() // joined nodes whose containerd is too old for the version, one at a time
 	b.upgrades()        // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
-	b.nodes()    // serving certificates approved, Node metadata, every node Ready
-	b.images()   // machineController.imageArchive into the control planes' containerd
-	b.addons()   // the cloud-controller-manager, the machine-controller, then the MachineDeployments
-	b.pools()    // every worker pool's Machines Ready Nodes
+	b.nodes()           // serving certificates approved, Node metadata, every node Ready
+	b.images()          // machineController.imageArchive into the control planes' containerd
+	b.addons()          // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.pools()           // every worker pool's Machines Ready Nodes
 	return b.plan, nil
 }
 
@@ -112,8 +112,8 @@ type builder struct {
 	// whose containerd is older than its minimum, with the reason.
 	containerd kubeversion.Containerd
 	moves      map[string]string
-	joining   bool // a host joins, or the cluster is created
-	plan      *Plan
+	joining    bool // a host joins, or the cluster is created
+	plan       *Plan
 }
 
 func newBuilder(d Desired, o Observed) (*builder, error) {

@@ -174,7 +174,8 @@ dpkg --audit | grep -q slipway-test-interrupted`)
 		t.Errorf("prerequisites did not finish the interrupted dpkg run: %q", changes)
 	}
 	x.shell("dpkg --purge slipway-test-interrupted >/dev/null")
-	for _, want := range []string{"wrote /etc/containerd/config.toml", "wrote /etc/containerd/certs.d/registry.k8s.io/hosts.toml", "restarted containerd", "wrote /etc/slipway/resolv.conf"} {
+	// The bare host's containerd 1.6 is too old for v1.36: the release replaces it.
+	for _, want := range []string{"installed containerd 2.2.9 from its release (had 1.6.", "wrote /etc/containerd/config.toml", "wrote /etc/containerd/certs.d/registry.k8s.io/hosts.toml", "wrote /etc/slipway/resolv.conf"} {
 		if !contains(changes, want) {
 			t.Errorf("prerequisites did not report %q", want)
 		}
@@ -186,6 +187,12 @@ dpkg --audit | grep -q slipway-test-interrupted`)
 	}
 	if got := x.shell("containerd config dump | grep -c 'SystemdCgroup = true'"); got == "0" {
 		t.Error("containerd does not run with SystemdCgroup = true")
+	}
+	if got := x.shell("containerd --version | awk '{sub(/^v/, \"\", $3); print $3}'; head -n 2 /etc/containerd/config.toml | tail -n 1"); got != "2.2.9\nversion = 3" {
+		t.Errorf("containerd version and config version = %q, want v2.2.9 and version = 3", got)
+	}
+	if got := x.probe(); strings.TrimPrefix(got.ContainerdVersion, "v") != "2.2.9" || !got.ContainerdActive {
+		t.Errorf("probe after prerequisites: containerd %q, active %t", got.ContainerdVersion, got.ContainerdActive)
 	}
 
 	install, err := scripts.InstallKubernetes(x.os, scripts.InstallParams{Cluster: c, Arch: "amd64"})

@@ -64,7 +64,7 @@ func TestLayering(t *testing.T) {
 					continue
 				}
 				for _, bad := range r.forbidden {
-					if strings.HasPrefix(target, bad) && !strings.HasPrefix(filepath.Dir(rel), strings.TrimSuffix(bad, "/")) {
+					if within(target, bad) && !strings.HasPrefix(filepath.Dir(rel), strings.TrimSuffix(bad, "/")) {
 						t.Errorf("%s imports %s: %s", rel, target, r.why)
 					}
 				}
@@ -88,4 +88,11 @@ func TestLayering(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatal("the repository root was not found")
 	}
+}
+
+// within reports whether the import path target is the package pkg or below it, by whole path
+// elements: pkg/kubeversion is not within pkg/kube.
+func within(target, pkg string) bool {
+	pkg = strings.TrimSuffix(pkg, "/")
+	return target == pkg || strings.HasPrefix(target, pkg+"/")
 }

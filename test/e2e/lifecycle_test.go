@@ -147,12 +147,21 @@ func TestLifecycle(t *testing.T) {
 		for _, n := range smallHosts {
 			ips = append(ips, h.host(n).IP)
 		}
-		p := startProber(t, c, ips)
+		// A v1.35 cluster that slipway made kept the hosts' containerd 1.6; v1.36 needs
+		// containerd 2, so the plan moves every node first, one at a time.
+		h.expectRuntimes(c, smallHosts, "containerd://1.6.")
 		m := small(current)
+		var moves []string
+		for _, n := range smallHosts {
+			moves = append(moves, "containerd on "+n)
+		}
+		h.expectPlanHas(m, moves...)
+		p := startProber(t, c, ips)
 		h.expectPlanStartsWith(m, "upgrade-preflight")
 		h.applyKilledAt(m, "upgrade-node@worker-1")
 		h.mustApply(m)
 		h.expectNodes(c, smallHosts, current)
+		h.expectRuntimes(c, smallHosts, "containerd://2.2.9")
 		ok, failed, failures := p.Stop()
 		t.Logf("prober: %d requests answered, %d failed during the upgrade; the load balancer took a node out of rotation %d times and failed open for %d requests", ok, failed, p.skipped.Load(), p.failedOpen.Load())
 		if p.failedOpen.Load() > 0 {
@@ -253,6 +262,21 @@ func (h *harness) expectPlanHas(manifest string, steps ...string) {
 	for _, s := range steps {
 		if !strings.Contains(got, s) {
 			h.t.Fatalf("the plan %q lacks %q", got, s)
+		}
+	}
+}
+
+// expectRuntimes checks that each named Node reports a container runtime version starting with
+// prefix (a leading "v" in containerd's own version is ignored).
+func (h *harness) expectRuntimes(c kubernetes.Interface, names []string, prefix string) {
+	h.t.Helper()
+	for _, name := range names {
+		n, err := c.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if rt := strings.Replace(n.Status.NodeInfo.ContainerRuntimeVersion, "://v", "://", 1); !strings.HasPrefix(rt, prefix) {
+			h.t.Errorf("node %s runs %s; want %s…", name, n.Status.NodeInfo.ContainerRuntimeVersion, prefix)
 		}
 	}
 }

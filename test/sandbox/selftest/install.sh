@@ -49,7 +49,7 @@ TOML
 mkdir -p /etc/containerd
 /usr/local/bin/containerd config default >/etc/containerd/config.toml
 sed -i -e 's/SystemdCgroup = false/SystemdCgroup = true/' \
-  -e "s|config_path = ''|config_path = '/etc/containerd/certs.d'|" \
+  -e "/^ *\[plugins.'io.containerd.cri.v1.images'.registry\]/,/^ *\[/s|config_path = ''|config_path = '/etc/containerd/certs.d'|" \
   -e "s|^\( *\)sandbox = .*|\1sandbox = '$pause'|" /etc/containerd/config.toml
 for want in "SystemdCgroup = true" "config_path = '/etc/containerd/certs.d'" "sandbox = '$pause'"; do
   grep -qF "$want" /etc/containerd/config.toml || { echo "install.sh: no \"$want\" in containerd's configuration" >&2; exit 1; }

@@ -88,12 +88,15 @@ func (h *harness) with(t *testing.T) *harness {
 type manifestParams struct {
 	Name, Version, CNI string
 	Registry, Files    string
+	ContainerdReleases string
 	DNS                string
-	ControlPlanes      []sandboxapi.Host
-	Workers            []sandboxapi.Host
-	Endpoint           string
-	KeyFile            string
-	Extra              string
+	// CgroupV1 opts the kubelets into cgroup v1 (see sandboxapi.CgroupV1).
+	CgroupV1      bool
+	ControlPlanes []sandboxapi.Host
+	Workers       []sandboxapi.Host
+	Endpoint      string
+	KeyFile       string
+	Extra         string
 	// WorkerFields are added to every static worker's host entry (a YAML flow mapping's fields).
 	WorkerFields string
 }
@@ -125,9 +128,14 @@ clusterNetwork:
 # They share this machine's disk: no disk-pressure eviction (as in kind).
 kubelet:
   evictionHard: {memory.available: 100Mi, nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
+{{- if .CgroupV1}}
+  allowCgroupV1: true
+{{- end}}
 cloudProvider: {none: {}}
 containerRuntime:
   containerd:
+    # containerd 2 (for v1.36 on) from the sandbox, over plain http on its own network.
+    release: {baseURL: "{{.ContainerdReleases}}", insecure: true}
     registries:
       registry.k8s.io: {mirrors: ["{{.Registry}}"]}
       ghcr.io: {mirrors: ["{{.Registry}}"]}
@@ -146,6 +154,7 @@ func (h *harness) writeManifest(file string, p manifestParams) string {
 		p.CNI = "{flannel: {}}"
 	}
 	p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
+	p.ContainerdReleases, p.CgroupV1 = h.sb.Assets.ContainerdReleases(), h.sb.CgroupV1
 	p.KeyFile = h.sb.Path(sandboxapi.KeyFile)
 	if p.Endpoint == "" {
 		p.Endpoint = strings.Split(h.sb.Endpoint, ":")[0]

@@ -188,7 +188,6 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	certKey := hex.EncodeToString(key)
-	minor, deb := minorOf(b.from), debOf(b.from)
 	all := append(append([]sandboxapi.Host{}, b.cps...), b.worker)
 	leader := b.cps[0]
 	var join string
@@ -199,7 +198,7 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 	}{
 		{"baseline: packages and containerd on 4 hosts", func() error {
 			return parallel(all, func(h sandboxapi.Host) error {
-				if _, err := b.sb.RunScript(ctx, h, selftest.InstallScript, b.sb.Assets.Files, minor, deb, b.sb.Assets.Registry, b.from); err != nil {
+				if _, err := b.sb.RunScript(ctx, h, selftest.InstallScript, selftest.InstallArgs(b.sb, b.from)...); err != nil {
 					return err
 				}
 				// flannel's images are mirrored too, as slipway's manifest does.
@@ -220,7 +219,7 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 			run  func() error
 		}{"baseline: kubeadm join --control-plane on " + cp.Name, func() error {
 			_, err := b.sb.Run(ctx, cp, join+" --control-plane --certificate-key "+certKey+" --apiserver-advertise-address "+cp.IP+
-				" --ignore-preflight-errors=HTTPProxyCIDR --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
+				" "+selftest.JoinPreflight(b.sb)+" --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
 			return err
 		}})
 	}
@@ -229,7 +228,7 @@ func (b *bench) baseline(ctx context.Context) (time.Duration, error) {
 		run  func() error
 	}{
 		{"baseline: kubeadm join on " + b.worker.Name, func() error {
-			_, err := b.sb.Run(ctx, b.worker, join+" --ignore-preflight-errors=HTTPProxyCIDR --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
+			_, err := b.sb.Run(ctx, b.worker, join+" "+selftest.JoinPreflight(b.sb)+" --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
 			return err
 		}},
 		{"baseline: flannel", func() error {

@@ -38,6 +38,9 @@ type Set struct {
 	// Slipway is an OCI layout of slipway's own images (the machine-controller of this checkout
 	// and the OpenStack cloud-controller-manager) under the references slipway deploys.
 	Slipway string
+	// ContainerdDir is laid out like github.com/containerd/containerd/releases/download/v<v>, for
+	// ContainerdVersion: the tarball and its .sha256sum.
+	ContainerdDir string
 }
 
 // Release is one Kubernetes version's artifacts.
@@ -106,6 +109,7 @@ func Prepare(ctx context.Context, opts Options) (*Set, error) {
 		step("release tree "+r.Version, func() error { return b.releaseTree(r) })
 		step("apt repository "+r.Version, func() error { return b.aptRepo(ctx, r) })
 	}
+	step("containerd "+ContainerdVersion, func() (e error) { set.ContainerdDir, e = b.containerdRelease(ctx); return })
 	step("add-on images", func() (e error) { set.Addons, e = b.addons(ctx); return })
 	step("slipway images", func() (e error) { set.Slipway, e = b.slipwayImages(ctx); return })
 	if err != nil {

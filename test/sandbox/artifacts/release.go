@@ -59,7 +59,7 @@ func (b *builder) crictl(ctx context.Context, r *Release) error {
 	r.CrictlDir = b.path("cri-tools", r.CriTools+"-"+key)
 	return b.once(r.CrictlDir, func(tmp string) error {
 		name := fmt.Sprintf("crictl-%s-linux-amd64.tar.gz", r.CriTools)
-		if err := writeTarGz(filepath.Join(tmp, name), "crictl", bin); err != nil {
+		if err := writeTarGz(filepath.Join(tmp, name), []tarFile{{name: "crictl", mode: 0o755, src: bin}}); err != nil {
 			return err
 		}
 		return writeSum(filepath.Join(tmp, name))

@@ -120,9 +120,10 @@ next:
 	return buf.Bytes(), nil
 }
 
-// writeTarGz writes a gzipped tar at path holding one executable, name, read from src.
-func writeTarGz(path, name, src string) error {
-	data, err := layerTar([]tarFile{{name: name, mode: 0o755, src: src}})
+// writeTarGz writes a gzipped tar of files at path, with fixed times so that equal files give an
+// equal digest.
+func writeTarGz(path string, files []tarFile) error {
+	data, err := layerTar(files)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,11 @@ clusterNetwork:
   kubeProxy:
     conntrackMaxPerCore: 0
 kubelet:
+{{- if .CgroupV1}}
+  # This machine's Docker runs its containers on cgroup v1, which kubelets refuse from v1.35 on
+  # unless allowed (the hosts cannot be moved to cgroup v2 without moving the machine).
+  allowCgroupV1: true
+{{- end}}
   evictionHard:
     memory.available: 100Mi
     nodefs.available: "0%"
@@ -38,8 +43,13 @@ cloudProvider:
 # OpenStack cloud-controller-manager under their registry.k8s.io names, and flannel's and the
 # machine-controller of this checkout (the default machineController.image) under their ghcr.io
 # names.
+# containerd 2, which Kubernetes v1.36 needs, comes from the sandbox too, as a release tarball; the
+# hosts' own containerd is Debian's 1.6, which slipway replaces when it has to.
 containerRuntime:
   containerd:
+    release:
+      baseURL: "{{.Assets.ContainerdReleases}}"
+      insecure: true
     registries:
       registry.k8s.io:
         mirrors: ["{{.Assets.Registry}}"]

@@ -88,7 +88,7 @@ func fixture() *Sandbox {
 		}
 	}
 	return &Sandbox{Dir: "/state", State: State{
-		Name: "demo", Network: "slipway-demo", Subnet: subnet.String(), Image: "slipway-sandbox-node:x",
+		Name: "demo", Network: "slipway-demo", Subnet: subnet.String(), Image: "slipway-sandbox-node:x", CgroupV1: true,
 		Assets: Assets{IP: "172.30.0.2", Registry: "http://172.30.0.2:5000", Files: "http://172.30.0.2:8080",
 			ResolvConf: "/etc/resolv.upstream.conf"},
 		Versions: []string{"v1.35.4", "v1.36.3"}, Kubernetes: "v1.36.3", Hosts: hosts, Endpoint: "172.30.0.10:6443",

@@ -18,8 +18,10 @@ type State struct {
 	// Image is the node image the hosts run.
 	Image string `json:"image"`
 	// Privileged says whether hosts run --privileged (see canSetResources).
-	Privileged bool   `json:"privileged"`
-	Assets     Assets `json:"assets"`
+	Privileged bool `json:"privileged"`
+	// CgroupV1 says whether the hosts run on cgroup v1 (see CgroupV1).
+	CgroupV1 bool   `json:"cgroupV1"`
+	Assets   Assets `json:"assets"`
 	// Versions are the Kubernetes versions served; Kubernetes is the one in slipway.yaml.
 	Versions   []string `json:"versions"`
 	Kubernetes string   `json:"kubernetes"`
@@ -38,11 +40,20 @@ type Assets struct {
 	//   /release/<version>/bin/linux/amd64/{kubeadm,kubelet,kubectl}[.sha256]  like dl.k8s.io/release
 	//   /core:/stable:/<minor>/deb/                                            like pkgs.k8s.io
 	//   /cri-tools/releases/download/<v>/crictl-<v>-linux-amd64.tar.gz[.sha256] like GitHub
+	//   /containerd/releases/download/v<v>/containerd-<v>-linux-amd64.tar.gz[.sha256sum] like GitHub
 	Files string `json:"files"`
 	// ResolvConf is a file on every host naming a non-loopback DNS server, for the kubelet's
 	// resolvConf: Docker's own /etc/resolv.conf says 127.0.0.11, on which CoreDNS would loop.
 	ResolvConf string `json:"resolvConf"`
 }
+
+// ContainerdReleasePath is where, under Assets.Files, containerd's release tarballs are served:
+// <path>/v<version>/containerd-<version>-linux-amd64.tar.gz and its .sha256sum, like GitHub.
+const ContainerdReleasePath = "/containerd/releases/download"
+
+// ContainerdReleases is the base URL of containerd's release tarballs on the assets host, for the
+// manifest's containerRuntime.containerd.release.baseURL.
+func (a Assets) ContainerdReleases() string { return a.Files + ContainerdReleasePath }
 
 // Files in the state directory.
 const (

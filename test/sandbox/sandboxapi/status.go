@@ -26,7 +26,7 @@ func (sb *Sandbox) Status(ctx context.Context, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  %-16s %-14s %-15s %s\n", h.Name, h.Role, h.IP, state)
 	}
-	fmt.Fprintf(w, "registry %s (mirror of registry.k8s.io and ghcr.io)\nfiles    %s (/release/, /core:/stable:/<minor>/deb/, /cri-tools/)\nendpoint %s\n",
+	fmt.Fprintf(w, "registry %s (mirror of registry.k8s.io and ghcr.io)\nfiles    %s (/release/, /core:/stable:/<minor>/deb/, /cri-tools/, /containerd/)\nendpoint %s\n",
 		sb.Assets.Registry, sb.Assets.Files, sb.Endpoint)
 	return nil
 }

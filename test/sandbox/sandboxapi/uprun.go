@@ -61,7 +61,7 @@ func (u *upRun) newState(ctx context.Context) error {
 	assetsIP := addr(subnet, assetsOctet)
 	u.sb = &Sandbox{Dir: o.Dir, State: State{
 		Name: o.Name, Network: "slipway-" + o.Name, Subnet: subnet.String(),
-		Image: u.set.NodeImage, Privileged: canSetResources(),
+		Image: u.set.NodeImage, Privileged: canSetResources(), CgroupV1: CgroupV1(),
 		Assets: Assets{
 			IP:         assetsIP,
 			Registry:   "http://" + assetsIP + ":5000",
@@ -132,6 +132,7 @@ func (u *upRun) assetsSpec() (spec, error) {
 		routes["/core:/stable:/"+r.Minor+"/deb/"] = r.AptRepo
 		routes["/cri-tools/releases/download/"+r.CriTools+"/"] = r.CrictlDir
 	}
+	routes[ContainerdReleasePath+"/v"+artifacts.ContainerdVersion+"/"] = u.set.ContainerdDir
 	s := u.sb.assetsSpec(u.opts.Cache, u.assetd, layouts, routes)
 	sum, err := fileSum(u.assetd)
 	if err != nil {

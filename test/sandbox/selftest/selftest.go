@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slipway-dev/slipway/test/sandbox/artifacts"
 	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
 )
 
@@ -17,7 +18,8 @@ var (
 	// InstallScript prepares a bare sandbox host the way the kubeadm documentation does, without
 	// slipway: it installs kubeadm, kubelet and kubectl from the sandbox's apt repository and
 	// points containerd at the registry mirror. Arguments: FILES_URL MINOR DEB_VERSION
-	// REGISTRY_URL KUBERNETES_VERSION. The apply benchmark uses it for its raw-kubeadm baseline.
+	// REGISTRY_URL KUBERNETES_VERSION CONTAINERD_RELEASES CONTAINERD_VERSION (see InstallArgs). The
+	// apply benchmark uses it for its raw-kubeadm baseline.
 	//go:embed install.sh
 	InstallScript string
 	// InitScript runs kubeadm init on a prepared host and prints the join command. Arguments:
@@ -124,11 +126,28 @@ func (t *test) addHosts(ctx context.Context) error {
 	return nil
 }
 
+// InstallArgs are InstallScript's arguments for installing Kubernetes version from sb's assets
+// host, with the containerd release the sandbox serves.
+func InstallArgs(sb *sandboxapi.Sandbox, version string) []string {
+	minor := version[:strings.LastIndex(version, ".")]
+	debVersion := strings.TrimPrefix(version, "v") + "-1.1"
+	return []string{sb.Assets.Files, minor, debVersion, sb.Assets.Registry, version,
+		sb.Assets.ContainerdReleases(), artifacts.ContainerdVersion}
+}
+
+// JoinPreflight is the flag that kubeadm join on sb's hosts needs: Go 1.26 rejects kubeadm's
+// HTTPProxyCIDR check (see init.sh), and on cgroup v1 kubeadm's SystemVerification fails whatever
+// the kubelet's failCgroupV1 says.
+func JoinPreflight(sb *sandboxapi.Sandbox) string {
+	if sb.CgroupV1 {
+		return "--ignore-preflight-errors=HTTPProxyCIDR,SystemVerification"
+	}
+	return "--ignore-preflight-errors=HTTPProxyCIDR"
+}
+
 func (t *test) install(ctx context.Context) error {
-	minor := t.version[:strings.LastIndex(t.version, ".")]
-	debVersion := strings.TrimPrefix(t.version, "v") + "-1.1"
 	return t.both(ctx, func(h sandboxapi.Host) error {
-		_, err := t.sb.RunScript(ctx, h, InstallScript, t.sb.Assets.Files, minor, debVersion, t.sb.Assets.Registry, t.version)
+		_, err := t.sb.RunScript(ctx, h, InstallScript, InstallArgs(t.sb, t.version)...)
 		return err
 	})
 }
@@ -146,7 +165,7 @@ func (t *test) init(ctx context.Context) error {
 }
 
 func (t *test) join(ctx context.Context) error {
-	_, err := t.sb.Run(ctx, t.worker, t.joinCmd+" --ignore-preflight-errors=HTTPProxyCIDR --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
+	_, err := t.sb.Run(ctx, t.worker, t.joinCmd+" "+JoinPreflight(t.sb)+" --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }")
 	return err
 }
 

@@ -91,6 +91,11 @@ test-integration: ## unit and integration tests of the packages test-race does n
 test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
 	$(GO) test -count=1 -timeout 45m -v ./test/e2e
 
+E2E_NEXT ?= v1.36.3,v1.37.2
+.PHONY: test-e2e-next
+test-e2e-next: ## every e2e scenario one minor later (v1.37 installs, v1.36 → v1.37 upgrade); not in CI, it builds one more Kubernetes
+	SLIPWAY_E2E_VERSIONS=$(E2E_NEXT) $(GO) test -count=1 -timeout 75m -v ./test/e2e
+
 # --- CI set-up: idempotent, cached under $(SLIPWAY_CACHE) ----------------------------------------
 
 CI_APT_PACKAGES := openssh-server openssh-client sudo iproute2 iptables ca-certificates curl git openssl util-linux debootstrap gnupg python3-openstackclient

@@ -57,7 +57,7 @@ func upSandbox(t *testing.T, name, subnet string, hosts, controlPlanes int, lb b
 	var log bytes.Buffer
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
 		Name: name, Dir: filepath.Join(t.TempDir(), "sandbox"), Subnet: subnet,
-		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log,
+		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log, Versions: []string{previous, current},
 	})
 	if err != nil {
 		t.Fatalf("sandbox up: %v\n%s", err, log.String())
@@ -90,13 +90,15 @@ type manifestParams struct {
 	Registry, Files    string
 	ContainerdReleases string
 	DNS                string
-	// CgroupV1 opts the kubelets into cgroup v1 (see sandboxapi.CgroupV1).
-	CgroupV1      bool
-	ControlPlanes []sandboxapi.Host
-	Workers       []sandboxapi.Host
-	Endpoint      string
-	KeyFile       string
-	Extra         string
+	// CgroupV1 opts the kubelets into cgroup v1 (see sandboxapi.CgroupV1); writeManifest sets it
+	// on cgroup v1 hosts unless NoCgroupV1OptIn.
+	CgroupV1        bool
+	NoCgroupV1OptIn bool
+	ControlPlanes   []sandboxapi.Host
+	Workers         []sandboxapi.Host
+	Endpoint        string
+	KeyFile         string
+	Extra           string
 	// WorkerFields are added to every static worker's host entry (a YAML flow mapping's fields).
 	WorkerFields string
 }
@@ -154,7 +156,7 @@ func (h *harness) writeManifest(file string, p manifestParams) string {
 		p.CNI = "{flannel: {}}"
 	}
 	p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
-	p.ContainerdReleases, p.CgroupV1 = h.sb.Assets.ContainerdReleases(), h.sb.CgroupV1
+	p.ContainerdReleases, p.CgroupV1 = h.sb.Assets.ContainerdReleases(), h.sb.CgroupV1 && !p.NoCgroupV1OptIn
 	p.KeyFile = h.sb.Path(sandboxapi.KeyFile)
 	if p.Endpoint == "" {
 		p.Endpoint = strings.Split(h.sb.Endpoint, ":")[0]

@@ -239,6 +239,16 @@ echo 'e2e-pw ALL=(ALL) ALL' > /etc/sudoers.d/e2e-pw`); err != nil {
 		{"unsupported OS", h.writeManifest("os.yaml", manifestParams{Version: current, ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1")}),
 			"cp /etc/os-release /root/os-release.e2e && sed -i 's/^ID=.*/ID=plan9/' /etc/os-release", "mv /root/os-release.e2e /etc/os-release", "plan9"},
 	}
+	if h.sb.CgroupV1 {
+		cases = append(cases, struct {
+			name, manifest string
+			setup, undo    string
+			want           string
+		}{"cgroup v1 without kubelet.allowCgroupV1", h.writeManifest("cgroup-v1.yaml", manifestParams{Version: current, ControlPlanes: h.hosts("cp-1"),
+			Workers: h.hosts("worker-1"), NoCgroupV1OptIn: true}), "", "", "kubelet.allowCgroupV1: true"})
+	} else {
+		t.Log("the sandbox's hosts run cgroup v2: no host here can show the refusal of cgroup v1 (pkg/cluster's TestCheckCgroups covers its message)")
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.setup != "" {

@@ -65,7 +65,7 @@ const containerdInstall = "2.2.9"
 // window.
 func ContainerdFor(minor uint64) (Containerd, error) {
 	if minor < MinMinor || minor > MaxMinor {
-		return Containerd{}, fmt.Errorf("Kubernetes v1.%d is outside the supported versions %s", minor, Text)
+		return Containerd{}, fmt.Errorf("v1.%d is outside the supported Kubernetes versions %s", minor, Text)
 	}
 	if minor <= 35 {
 		return Containerd{Version: containerdInstall, Minimum: "1.6.0"}, nil

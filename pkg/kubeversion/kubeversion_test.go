@@ -28,7 +28,7 @@ func TestContainerdFor(t *testing.T) {
 		{minor: 35, minimum: "1.6.0"},
 		{minor: 36, minimum: "2.0.0"},
 		{minor: 37, minimum: "2.0.0"},
-		{minor: 34, wantErr: "outside the supported versions v1.35 to v1.37"},
+		{minor: 34, wantErr: "outside the supported Kubernetes versions v1.35 to v1.37"},
 		{minor: 38, wantErr: "outside"},
 	} {
 		c, err := ContainerdFor(tc.minor)

@@ -37,7 +37,15 @@ var staticComponents = []string{"etcd", "kube-apiserver", "kube-controller-manag
 const stopPods = `set -euo pipefail
 systemctl stop kubelet
 if command -v crictl >/dev/null; then
-  crictl --runtime-endpoint unix:///run/containerd/containerd.sock rmp --all --force >/dev/null
+  # crictl's own deadline (2 s) is shorter than stopping a node's pods takes, network teardown
+  # included: give each call two minutes, and try again while sandboxes are left.
+  cri() { crictl --runtime-endpoint unix:///run/containerd/containerd.sock --timeout 2m "$@"; }
+  for _ in 1 2 3; do
+    [ -n "$(cri pods -q 2>/dev/null)" ] || break
+    cri rmp --all --force >/dev/null 2>&1 || true
+  done
+  left=$(cri pods -q 2>/dev/null | tr '\n' ' ') || { echo "crictl cannot list the pod sandboxes" >&2; exit 1; }
+  [ -z "$left" ] || { echo "pod sandboxes left after three attempts to remove them: $left" >&2; exit 1; }
 else
   for t in $(ctr -n k8s.io tasks ls -q); do ctr -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1 || true; done
   for i in $(seq 60); do [ -z "$(ctr -n k8s.io tasks ls -q)" ] && break; sleep 1; done

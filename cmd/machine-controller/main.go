@@ -86,8 +86,6 @@ func register(fs *flag.FlagSet) *settings {
 	fs.StringVar(&o.LeftoverNamespace, "leftover-namespace", "kube-system", "namespace of the ConfigMap that records servers left behind by forced deletions")
 	fs.StringVar(&o.Join.Endpoint, "join-api-endpoint", "", "API server host:port new nodes join through (default: from kube-public/cluster-info)")
 	fs.StringVar(&o.Join.CACertHash, "join-ca-cert-hash", "", "sha256:<hex> pin of the cluster CA for kubeadm join (default: from kube-public/cluster-info)")
-	fs.BoolVar(&o.Join.ExternalCloudProvider, "external-cloud-provider", false, "start new nodes' kubelets with --cloud-provider=external, for a cluster that runs a cloud-controller-manager")
-	fs.StringVar(&o.Join.PackageRepository, "package-repository", "https://pkgs.k8s.io", "base URL of the pkgs.k8s.io-style apt repository new nodes install kubelet and kubeadm from")
 	fs.StringVar(&mo.MetricsAddr, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (https, for bearer tokens the API server authorizes for GET /metrics); 0 disables it")
 	fs.BoolVar(&mo.MetricsInsecure, "metrics-insecure", false, "serve metrics over plain http to anyone who can reach them, instead of behind the API server's authentication and authorization")
 	fs.StringVar(&mo.ProbeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 disables them")

@@ -3,20 +3,23 @@ package bootstrap
 import (
 	"fmt"
 	"net"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/slipway-dev/slipway/pkg/kubeversion"
 )
 
-// Config is everything a new Machine needs to join.
+// Config is everything a new Machine needs to join: its own half (operating system, kubelet
+// version, bootstrap token, keys, taints) and the cluster's (Settings, which apply wrote).
 type Config struct {
 	// OperatingSystem is "ubuntu" or "debian".
 	OperatingSystem string
 	// KubeletVersion is the kubelet and kubeadm version, e.g. 1.36.3 (a leading v is allowed).
+	// It must be in slipway's window of supported versions.
 	KubeletVersion string
 	// APIServerEndpoint is the host:port kubeadm join discovers the cluster through.
 	APIServerEndpoint string
@@ -24,17 +27,15 @@ type Config struct {
 	CACertHash string
 	// Token is the bootstrap token "<6>.<16>" of lowercase letters and digits.
 	Token string
-	// PackageRepository is the base URL of the apt repository, default https://pkgs.k8s.io; the
-	// path /core:/stable:/v1.<minor>/deb/ is appended as on pkgs.k8s.io.
-	PackageRepository string
 	// SSHPublicKeys are authorized for the image's default user.
 	SSHPublicKeys []string
 	// Taints are registered by the kubelet with the Node, before any pod can be scheduled.
 	Taints []Taint
-	// ExternalCloudProvider makes the kubelet wait for a cloud-controller-manager.
-	ExternalCloudProvider bool
 	// DistUpgradeOnBoot upgrades every package before the install.
 	DistUpgradeOnBoot bool
+	// Settings are the cluster-wide settings: containerd, registries, proxy, asset source,
+	// cloud provider.
+	Settings Settings
 }
 
 // Taint is a taint registered with the Node.
@@ -64,8 +65,11 @@ func (c Config) validate() (*semver.Version, error) {
 		bad("operating system %q is not supported: want ubuntu or debian", c.OperatingSystem)
 	}
 	v, err := semver.StrictNewVersion(strings.TrimPrefix(c.KubeletVersion, "v"))
-	if err != nil || v.Prerelease() != "" || v.Metadata() != "" {
+	switch {
+	case err != nil || v.Prerelease() != "" || v.Metadata() != "":
 		bad("kubelet version %q is not a release version such as 1.36.3", c.KubeletVersion)
+	case !kubeversion.Supported(v.Major(), v.Minor()):
+		bad("kubelet version %q is outside slipway's supported versions (%s)", c.KubeletVersion, kubeversion.Text)
 	}
 	host, port, err := net.SplitHostPort(c.APIServerEndpoint)
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 1 || p > 65535 ||
@@ -78,9 +82,8 @@ func (c Config) validate() (*semver.Version, error) {
 	if !tokenRe.MatchString(c.Token) {
 		bad("bootstrap token is not of the form [a-z0-9]{6}.[a-z0-9]{16}")
 	}
-	if u, err := url.Parse(c.PackageRepository); err != nil || (u.Scheme != "https" && u.Scheme != "http") ||
-		u.Host == "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(c.PackageRepository, "'\"\\ `$\n") {
-		bad("package repository %q is not a plain http(s) URL", c.PackageRepository)
+	if c.Settings.Cluster.Assets.Upload != nil {
+		bad("the manifest's assets.upload cannot install pool machines: nothing uploads to a machine that boots on its own; use assets.packages or assets.url")
 	}
 	for i, k := range c.SSHPublicKeys {
 		if _, _, _, rest, err := ssh.ParseAuthorizedKey([]byte(k)); err != nil || len(rest) != 0 || strings.ContainsAny(k, "\n\r") {

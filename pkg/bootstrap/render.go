@@ -1,56 +1,66 @@
 package bootstrap
 
 import (
-	"bytes"
-	_ "embed"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
-//go:embed bootstrap.sh.tmpl
-var scriptTemplate string
+// Paths on the new machine.
+const (
+	nodeDir    = "/etc/slipway/node"
+	joinConfig = "/run/slipway/join.yaml" // holds the bootstrap token: tmpfs, removed after the join
+	runner     = "/usr/local/sbin/slipway-join"
+)
 
-var script = template.Must(template.New("bootstrap.sh").Parse(scriptTemplate))
-
-// Render returns the cloud-init user-data for c.
+// Render returns the cloud-init user-data for c. The machine is set up by the very scripts
+// apply runs over SSH on a static worker (pkg/scripts: prerequisites, then kubelet, kubeadm and
+// kubectl from the manifest's asset source), rendered for the Machine's operating system and
+// kubelet version, and then joins with kubeadm through c.APIServerEndpoint.
 func Render(c Config) (string, error) {
 	v, err := c.validate()
 	if err != nil {
 		return "", err
 	}
-	repo := fmt.Sprintf("%s/core:/stable:/v%d.%d/deb/", strings.TrimSuffix(c.PackageRepository, "/"), v.Major(), v.Minor())
-	gpgPackage := "gpg"
-	if c.OperatingSystem == "debian" {
-		gpgPackage = "gnupg"
+	cluster := c.Settings.Cluster
+	cluster.Versions.Kubernetes = "v" + v.String()
+	os := scripts.OS{ID: c.OperatingSystem}
+	sandbox, err := kubeadm.PauseImage(&cluster)
+	if err != nil {
+		return "", fmt.Errorf("the sandbox image of kubelet %s: %w", cluster.Versions.Kubernetes, err)
 	}
-	var sh bytes.Buffer
-	if err := script.Execute(&sh, map[string]string{
-		"Repo":       repo,
-		"Version":    v.String(),
-		"GPGPackage": gpgPackage,
-	}); err != nil {
-		return "", fmt.Errorf("rendering bootstrap script: %w", err)
+	prereq, err := scripts.Prerequisites(os, scripts.PrereqParams{
+		Cluster: &cluster, SandboxImage: sandbox, RegistryCAs: c.Settings.RegistryCAs, UpstreamDNS: cluster.ClusterNetwork.UpstreamDNS,
+	})
+	if err != nil {
+		return "", err
+	}
+	// Binary installs name the architecture in their URL. Pool machines are amd64: the runner
+	// refuses any other before it downloads anything.
+	install, err := scripts.InstallKubernetes(os, scripts.InstallParams{Cluster: &cluster, Arch: "amd64"})
+	if err != nil {
+		return "", err
 	}
 	join, err := joinConfiguration(c)
 	if err != nil {
 		return "", err
 	}
 	doc := map[string]any{
-		"package_update":  true,
-		"package_upgrade": c.DistUpgradeOnBoot,
+		// Both scripts hold registry credentials when the manifest has any: root only.
 		"write_files": []map[string]string{
-			{"path": "/etc/modules-load.d/kubernetes.conf", "permissions": "0644", "content": "overlay\nbr_netfilter\n"},
-			{"path": "/etc/sysctl.d/90-kubernetes.conf", "permissions": "0644", "content": "net.bridge.bridge-nf-call-iptables = 1\n" +
-				"net.bridge.bridge-nf-call-ip6tables = 1\nnet.ipv4.ip_forward = 1\n"},
-			{"path": "/etc/apt/sources.list.d/kubernetes.list", "permissions": "0644",
-				"content": "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] " + repo + " /\n"},
-			{"path": "/etc/kubernetes/join.yaml", "permissions": "0600", "content": join},
-			{"path": "/usr/local/sbin/slipway-join", "permissions": "0700", "content": sh.String()},
+			{"path": nodeDir + "/prerequisites.sh", "permissions": "0700", "content": prereq},
+			{"path": nodeDir + "/install-kubernetes.sh", "permissions": "0700", "content": install},
+			{"path": joinConfig, "permissions": "0600", "content": join},
+			{"path": runner, "permissions": "0700", "content": runnerScript(cluster.Versions.Kubernetes)},
 		},
-		"runcmd": []string{"/usr/local/sbin/slipway-join"},
+		"runcmd": []string{runner},
+	}
+	if c.DistUpgradeOnBoot {
+		doc["package_update"], doc["package_upgrade"] = true, true
 	}
 	if len(c.SSHPublicKeys) > 0 {
 		doc["ssh_authorized_keys"] = c.SSHPublicKeys
@@ -60,6 +70,35 @@ func Render(c Config) (string, error) {
 		return "", fmt.Errorf("encoding cloud-config: %w", err)
 	}
 	return "#cloud-config\n" + string(out), nil
+}
+
+// runnerScript runs the setup and the join once; cloud-init runs it on the first boot only.
+// Each line it prints goes to the console, where apply's error for a machine that did not join
+// shows the last ones.
+func runnerScript(version string) string {
+	return strings.ReplaceAll(`#!/bin/bash
+# Written by slipway's machine-controller: sets this machine up as apply sets up a static
+# worker, then joins the cluster as a Node with kubelet VERSION.
+set -euo pipefail
+say() { echo "slipway-join: $*"; }
+case "$(uname -m)" in
+  x86_64) ;;
+  *) say "pool machines must be amd64, this one is $(uname -m)"; exit 1 ;;
+esac
+say "prerequisites: swap, kernel modules, sysctls, containerd, CNI plugins"
+`+nodeDir+`/prerequisites.sh
+say "kubeadm, kubelet and kubectl VERSION"
+`+nodeDir+`/install-kubernetes.sh
+systemctl enable kubelet
+if [ -e /etc/kubernetes/kubelet.conf ]; then
+  say "already joined"
+else
+  say "kubeadm join"
+  kubeadm join --config `+joinConfig+`
+fi
+rm -f `+joinConfig+`
+say "joined"
+`, "VERSION", version)
 }
 
 // joinConfiguration is kubeadm's v1beta4 JoinConfiguration for the node.
@@ -73,7 +112,8 @@ func joinConfiguration(c Config) (string, error) {
 		taints = append(taints, m)
 	}
 	reg := map[string]any{"taints": taints}
-	if c.ExternalCloudProvider {
+	if c.Settings.Cluster.CloudProvider.External {
+		// The cloud-controller-manager initializes the Node, as it does the hosts'.
 		reg["kubeletExtraArgs"] = []map[string]string{{"name": "cloud-provider", "value": "external"}}
 	}
 	cfg := map[string]any{

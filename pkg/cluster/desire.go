@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
@@ -38,7 +39,11 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
 		Rendered: phases.Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}},
 	}
-	prereq, err := prereqRenderer(c)
+	cas, err := registryCAs(c)
+	if err != nil {
+		return nil, err
+	}
+	prereq, err := prereqRenderer(c, cas)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +77,15 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		d.Plan.Addons["cni"] = applied.Hash(cni)
 	}
 	if c.MachineController.Deploy != nil && *c.MachineController.Deploy {
-		h, err := machineControllerHash(c)
+		settings, err := bootstrap.SettingsFor(c, cas).Marshal()
 		if err != nil {
 			return nil, err
 		}
-		d.Rendered.MachineControllerHash = h
+		h, err := machineControllerHash(c, settings)
+		if err != nil {
+			return nil, err
+		}
+		d.Rendered.MachineControllerHash, d.Rendered.NodeSettings = h, settings
 		d.Plan.Addons["machine-controller"] = h
 	}
 	if ccmdeploy.Wanted(c) {
@@ -112,13 +121,8 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 	return d, nil
 }
 
-// prereqRenderer returns the renderer of a host's prerequisites script, with the registries'
-// CA files read once. The scripts may hold registry credentials: never log them.
-func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), error) {
-	sandbox, err := kubeadm.PauseImage(c)
-	if err != nil {
-		return nil, err
-	}
+// registryCAs reads the registries' CA files, by registry name.
+func registryCAs(c *v1beta1.Cluster) (map[string][]byte, error) {
 	cas := map[string][]byte{}
 	for name, r := range c.ContainerRuntime.Containerd.Registries {
 		if r.TLSConfig != nil && r.TLSConfig.CAFile != "" {
@@ -129,6 +133,16 @@ func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), er
 			cas[name] = data
 		}
 	}
+	return cas, nil
+}
+
+// prereqRenderer returns the renderer of a host's prerequisites script. The scripts may hold
+// registry credentials: never log them.
+func prereqRenderer(c *v1beta1.Cluster, cas map[string][]byte) (func(scripts.Facts) (string, error), error) {
+	sandbox, err := kubeadm.PauseImage(c)
+	if err != nil {
+		return nil, err
+	}
 	return func(f scripts.Facts) (string, error) {
 		return scripts.Prerequisites(f.OS, scripts.PrereqParams{
 			Cluster: c, SandboxImage: sandbox, RegistryCAs: cas, UpstreamDNS: c.ClusterNetwork.UpstreamDNS,
@@ -137,8 +151,9 @@ func prereqRenderer(c *v1beta1.Cluster) (func(scripts.Facts) (string, error), er
 }
 
 // machineControllerHash is what the plan compares for the machine-controller: its rendered
-// manifests (without the generated webhook CA) and a hash of the credentials.
-func machineControllerHash(c *v1beta1.Cluster) (string, error) {
+// manifests (without the generated webhook CA), the credentials and the node settings (which
+// hold registry credentials), hashed.
+func machineControllerHash(c *v1beta1.Cluster, settings []byte) (string, error) {
 	creds, err := mcdeploy.Credentials(os.Getenv)
 	if err != nil {
 		return "", err
@@ -158,6 +173,7 @@ func machineControllerHash(c *v1beta1.Cluster) (string, error) {
 	for _, k := range slices.Sorted(maps.Keys(creds)) {
 		parts = append(parts, []byte(k+"="+creds[k]))
 	}
+	parts = append(parts, settings)
 	return applied.Hash(parts...), nil
 }
 

@@ -150,23 +150,40 @@ func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (
 	if err != nil {
 		return "", err
 	}
+	settings, err := r.nodeSettings(ctx)
+	if err != nil {
+		return "", err
+	}
 	ud, err := bootstrap.Render(bootstrap.Config{
 		OperatingSystem:   pc.OperatingSystem,
 		KubeletVersion:    m.Spec.Versions.Kubelet,
 		APIServerEndpoint: join.Endpoint,
 		CACertHash:        join.CACertHash,
 		Token:             token,
-		PackageRepository: r.opts.Join.PackageRepository,
 		SSHPublicKeys:     pc.SSHPublicKeys,
 		Taints:            []bootstrap.Taint{{Key: v1alpha1.NotReadyTaintKey, Effect: string(corev1.TaintEffectNoSchedule)}},
 		DistUpgradeOnBoot: osSpec.DistUpgradeOnBoot,
-		// The cloud-controller-manager initializes the Node; without it none would.
-		ExternalCloudProvider: r.opts.Join.ExternalCloudProvider,
+		Settings:          settings,
 	})
 	if err != nil {
 		return "", fmt.Errorf("rendering user-data of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
 	return ud, nil
+}
+
+// nodeSettings reads the cluster-wide settings of new nodes that apply writes. They are read
+// for every user-data (once per new Machine), not cached: a Machine created right after an
+// apply must get what that apply wrote.
+func (r *machineReconciler) nodeSettings(ctx context.Context) (bootstrap.Settings, error) {
+	sec := &corev1.Secret{}
+	key := client.ObjectKey{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret}
+	if err := r.reader.Get(ctx, key, sec); err != nil {
+		if apierrors.IsNotFound(err) {
+			return bootstrap.Settings{}, fmt.Errorf("the node settings %s are missing: slipway apply writes them with the machine-controller", key)
+		}
+		return bootstrap.Settings{}, fmt.Errorf("reading the node settings %s: %w", key, err)
+	}
+	return bootstrap.ParseSettings(sec.Data[bootstrap.SettingsKey])
 }
 
 // joinInfoCache answers where Machines join: the flags if given, else kubeadm's cluster-info

@@ -51,17 +51,15 @@ type Options struct {
 // JoinOptions say where new Machines join. Endpoint and CACertHash come from the flags when set,
 // otherwise from the cluster-info ConfigMap in kube-public that kubeadm publishes (its kubeconfig
 // names the API server and carries the cluster CA, whose public-key hash kubeadm join pins).
+// Everything else a new Machine is set up with (the manifest's containerd, registries, proxy and
+// asset source, and whether a cloud-controller-manager initializes Nodes) comes from the node
+// settings that apply writes into the cluster (bootstrap.SettingsSecret), read each time a
+// Machine's user-data is rendered.
 type JoinOptions struct {
 	// Endpoint is the API server's host:port.
 	Endpoint string
 	// CACertHash is "sha256:<hex>" of the cluster CA's public key.
 	CACertHash string
-	// PackageRepository is the base URL of the pkgs.k8s.io-style apt repository.
-	PackageRepository string
-	// ExternalCloudProvider starts new Machines' kubelets with --cloud-provider=external: their
-	// Nodes wait, tainted uninitialized, for the cloud-controller-manager to set their provider
-	// ID, addresses and zone.
-	ExternalCloudProvider bool
 }
 
 // Defaults returns o with every zero field set to its default.
@@ -92,9 +90,6 @@ func (o Options) Defaults() Options {
 	}
 	if o.ClusterName == "" {
 		o.ClusterName = "slipway"
-	}
-	if o.Join.PackageRepository == "" {
-		o.Join.PackageRepository = "https://pkgs.k8s.io"
 	}
 	return o
 }

@@ -67,8 +67,9 @@ func Render(c *v1beta1.Cluster, caBundle []byte) ([]*unstructured.Unstructured, 
 	return objs, nil
 }
 
-// configureDeployment sets the image, the flags that depend on the cluster, and the
-// credentials the OpenStack provider reads from OS_* variables.
+// configureDeployment sets the image, the cluster's name, and the credentials the OpenStack
+// provider reads from OS_* variables. What pool machines are set up with is not a flag: it is
+// the node settings Secret (bootstrap.SettingsSecret), which the controller reads per Machine.
 func configureDeployment(o *unstructured.Unstructured, c *v1beta1.Cluster) error {
 	containers, _, err := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
 	if err != nil || len(containers) == 0 {
@@ -78,13 +79,6 @@ func configureDeployment(o *unstructured.Unstructured, c *v1beta1.Cluster) error
 	ctr["image"] = c.MachineController.Image
 	args, _, _ := unstructured.NestedStringSlice(ctr, "args")
 	args = append(args, "--cluster-name="+c.Name)
-	if p := c.Assets.Packages; p != nil {
-		args = append(args, "--package-repository="+p.BaseURL)
-	}
-	if c.CloudProvider.External {
-		// Pool machines' kubelets wait for the cloud-controller-manager, like the hosts'.
-		args = append(args, "--external-cloud-provider")
-	}
 	anyArgs := make([]any, len(args))
 	for i, a := range args {
 		anyArgs[i] = a

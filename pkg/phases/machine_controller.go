@@ -12,13 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
 	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
 // The machine-controller phase installs the CRDs and the machine-controller, with its OpenStack
-// credentials (from the environment) and a webhook certificate (reused while fresh), waits
+// credentials (from the environment), a webhook certificate (reused while fresh) and the node
+// settings its machines are set up with (containerd, registries, proxy, asset source), waits
 // until its Deployment is available, and records the hash the plan compared.
 var _ = register(Phase{
 	Name:  plan.StepMachineController,
@@ -51,6 +53,10 @@ func deployMachineController(ctx context.Context, r machineControllerRun) error 
 	if err != nil {
 		return err
 	}
+	settings := r.Rendered().NodeSettings
+	if len(settings) == 0 {
+		return fmt.Errorf("no node settings were rendered for the machine-controller's machines")
+	}
 	credData := map[string][]byte{}
 	for k, v := range creds {
 		credData[k] = []byte(v)
@@ -58,6 +64,7 @@ func deployMachineController(ctx context.Context, r machineControllerRun) error 
 	objs = append([]*unstructured.Unstructured{
 		secret(mcdeploy.CredentialsSecret, "Opaque", credData),
 		secret(mcdeploy.WebhookTLSSecret, "kubernetes.io/tls", map[string][]byte{"ca.crt": certs.CA, "tls.crt": certs.Cert, "tls.key": certs.Key}),
+		secret(bootstrap.SettingsSecret, "Opaque", map[string][]byte{bootstrap.SettingsKey: settings}),
 	}, objs...)
 	if err := c.Apply(ctx, objs); err != nil {
 		return err

@@ -59,6 +59,10 @@ type Rendered struct {
 	MachineDeployments, KubeletBumps []byte
 	// MachineControllerHash is the machine-controller's hash that the plan compared.
 	MachineControllerHash string
+	// NodeSettings are the cluster-wide settings of pool machines (bootstrap.Settings, encoded),
+	// which the machine-controller step writes into the cluster. They may hold registry
+	// credentials: never log them.
+	NodeSettings []byte
 	// CloudController holds the OpenStack cloud-controller-manager's objects, its cloud.conf
 	// Secret first, and CloudControllerHash their hash that the plan compared. The Secret holds
 	// the OpenStack credentials, and CloudControllerSecrets the values among them to hide from

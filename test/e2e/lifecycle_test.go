@@ -203,8 +203,9 @@ func TestLifecycle(t *testing.T) {
 		// so evicted pods stayed in the Service's endpoints after they stopped (slipway now waits
 		// for the controller manager's and scheduler's leases to be renewed).
 		if failed > 0 {
-			t.Errorf("%d of %d probe requests failed during the upgrade (want 0):\n%s", failed, ok+failed, strings.Join(failures, "\n"))
+			// The timeline first and the failures last, so that the tail of a long log shows them.
 			t.Logf("what the prober saw change in the cluster:\n%s", strings.Join(p.Timeline(), "\n"))
+			t.Errorf("%d of %d probe requests failed during the upgrade (want 0):\n%s", failed, ok+failed, strings.Join(failures, "\n"))
 		}
 		if ok == 0 {
 			t.Error("the prober sent no request during the upgrade")

@@ -28,6 +28,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/controller"
@@ -187,6 +189,9 @@ func (e *Env) init() error {
 	if err := e.publishClusterInfo(ctx); err != nil {
 		return err
 	}
+	if err := e.publishNodeSettings(ctx); err != nil {
+		return err
+	}
 	return e.serveWebhook()
 }
 
@@ -204,6 +209,37 @@ func (e *Env) publishClusterInfo(ctx context.Context) error {
 		Data: map[string]string{"kubeconfig": string(raw)}}
 	if err := e.Client.Create(ctx, cm); err != nil {
 		return fmt.Errorf("creating kube-public/cluster-info: %w", err)
+	}
+	return nil
+}
+
+// NodeSettings are the node settings the shared environment starts with, as apply writes them
+// for a minimal manifest at the newest Kubernetes version slipway supports.
+func NodeSettings() bootstrap.Settings {
+	return bootstrap.Settings{Cluster: v1beta1.Cluster{
+		APIVersion: v1beta1.APIVersion, Kind: "Cluster", Name: "envtest",
+		Versions:       v1beta1.Versions{Kubernetes: "v1.37.2"},
+		ControlPlane:   v1beta1.ControlPlane{Hosts: []v1beta1.Host{{PrivateAddress: "10.0.0.10"}}},
+		APIEndpoint:    v1beta1.APIEndpoint{Host: "10.0.0.10", Port: 6443},
+		ClusterNetwork: v1beta1.ClusterNetwork{PodSubnet: "10.244.0.0/16", ServiceSubnet: "10.96.0.0/12", ServiceDomainName: "cluster.local"},
+		CloudProvider:  v1beta1.CloudProvider{External: true},
+		Assets:         v1beta1.Assets{Packages: &v1beta1.PackageAssets{BaseURL: "https://pkgs.k8s.io"}},
+		ContainerRuntime: v1beta1.ContainerRuntime{Containerd: v1beta1.Containerd{
+			Release: v1beta1.ContainerdRelease{BaseURL: v1beta1.DefaultContainerdReleaseURL}}},
+	}}
+}
+
+// publishNodeSettings writes the node settings Secret as apply does, so that the controller
+// renders user-data as it would in a real cluster.
+func (e *Env) publishNodeSettings(ctx context.Context) error {
+	data, err := NodeSettings().Marshal()
+	if err != nil {
+		return err
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret},
+		Data: map[string][]byte{bootstrap.SettingsKey: data}}
+	if err := e.Client.Create(ctx, sec); err != nil {
+		return fmt.Errorf("creating the node settings: %w", err)
 	}
 	return nil
 }

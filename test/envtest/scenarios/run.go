@@ -26,6 +26,7 @@ var All = []struct {
 	{"HealthLimits", HealthLimits},
 	{"CSRApproval", CSRApproval},
 	{"PauseMinReadyDeadline", PauseMinReadyDeadline},
+	{"NodeSettings", NodeSettings},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

@@ -81,7 +81,7 @@ type Assets struct {
 	// <baseURL>/<version>/bin/linux/<arch>/<binary>, verifying each against its .sha256 file.
 	URL *URLAssets `json:"url,omitempty"`
 	// Upload copies the binaries from the operator's machine to every host, for sites without
-	// internet access.
+	// internet access. Not with workers: pool machines boot on their own and download.
 	Upload *UploadAssets `json:"upload,omitempty"`
 }
 

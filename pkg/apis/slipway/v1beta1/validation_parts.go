@@ -150,6 +150,9 @@ func validateWorkers(c *Cluster) field.ErrorList {
 		if c.CloudProvider.OpenStack == nil {
 			errs = append(errs, field.Forbidden(p, "workers need a cloud provider to create machines on; set cloudProvider.openstack, or use staticWorkers"))
 		}
+		if c.Assets.Upload != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("assets", "upload"), "workers boot on their own and nothing uploads to them; use assets.packages or assets.url with workers"))
+		}
 	}
 	if img := c.MachineController.Image; img != "" {
 		if _, err := name.ParseReference(img, name.StrictValidation); err != nil {

@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
+	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+// NodeSettings checks that a new Machine's user-data follows the node settings that apply
+// writes into the cluster, read when the Machine is created: the setup scripts for the
+// Machine's kubelet version, a change to the settings in the next Machine without a restart of
+// the controller, and a clear condition when the settings are missing.
+func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
+	rc := &recordingCloud{userdata: map[string]string{}}
+	f := setup(t, env, func(t *testing.T) Cloud { rc.Cloud = newCloud(t); return rc }, nil)
+	key := client.ObjectKey{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret}
+	original := &corev1.Secret{}
+	if err := env.Client.Get(f.ctx, key, original); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The next scenarios need the settings as the environment wrote them.
+		restored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: original.Data}
+		_ = env.Client.Delete(context.Background(), restored)
+		if err := env.Client.Create(context.Background(), restored); err != nil {
+			t.Errorf("restoring the node settings: %v", err)
+		}
+	})
+
+	md := f.deployment("settings", 1, intstr.FromInt32(1), intstr.FromInt32(0))
+	f.create(md)
+	first := f.waitRunning(1)[0]
+	ud := rc.get(first.Name)
+	for _, want := range []string{
+		"#cloud-config", "/usr/local/sbin/slipway-join", "want='1.36.3'", // the Machine's kubelet, not the settings' v1.37.2
+		"slipway prerequisites:", v1alpha1.NotReadyTaintKey, "value: external",
+		"https://github.com/containerd/containerd/releases/download",
+	} {
+		if !strings.Contains(ud, want) {
+			t.Errorf("the user-data of %s lacks %q", first.Name, want)
+		}
+	}
+
+	s := envtest.NodeSettings()
+	s.Cluster.Proxy.HTTPS = "http://proxy.envtest.example:3128"
+	f.writeSettings(s)
+	f.scale(md, 2)
+	var second string
+	for _, m := range f.waitRunning(2) {
+		if m.Name != first.Name {
+			second = m.Name
+		}
+	}
+	if ud := rc.get(second); !strings.Contains(ud, "proxy.envtest.example:3128") {
+		t.Errorf("the user-data of %s, created after the settings changed, lacks their proxy", second)
+	}
+	if strings.Contains(rc.get(first.Name), "proxy.envtest.example") {
+		t.Errorf("the user-data of %s has the proxy set after it was created", first.Name)
+	}
+
+	if err := env.Client.Delete(f.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
+		t.Fatal(err)
+	}
+	f.scale(md, 3)
+	envtest.Eventually(t, wait, "a Machine that says the node settings are missing", func() (bool, string) {
+		for _, m := range f.machines() {
+			if c := findCond(m.Status.Conditions, v1alpha1.MachineInstanceReady); c != nil && c.Reason == "CreateFailed" &&
+				strings.Contains(c.Message, "node settings kube-system/machine-controller-node-settings are missing: slipway apply writes them") {
+				return true, ""
+			}
+		}
+		return false, describe(f.machines())
+	})
+	if n := rc.Len(); n != 2 {
+		t.Errorf("%d servers: a Machine without node settings must get no server", n)
+	}
+}
+
+// writeSettings replaces the node settings Secret's content with s.
+func (f *fixture) writeSettings(s bootstrap.Settings) {
+	f.t.Helper()
+	data, err := s.Marshal()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	sec := &corev1.Secret{}
+	if err := f.env.Client.Get(f.ctx, client.ObjectKey{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret}, sec); err != nil {
+		f.t.Fatal(err)
+	}
+	sec.Data = map[string][]byte{bootstrap.SettingsKey: data}
+	if err := f.env.Client.Update(f.ctx, sec); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// recordingCloud keeps the user-data of every server it creates, by Machine name.
+type recordingCloud struct {
+	Cloud
+	mu       sync.Mutex
+	userdata map[string]string
+}
+
+func (r *recordingCloud) Create(ctx context.Context, m *v1alpha1.Machine, update cloud.MachineUpdater, userdata string) (*cloud.Instance, error) {
+	r.mu.Lock()
+	r.userdata[m.Name] = userdata
+	r.mu.Unlock()
+	return r.Cloud.Create(ctx, m, update, userdata)
+}
+
+func (r *recordingCloud) get(machine string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ud, ok := r.userdata[machine]
+	if !ok {
+		return fmt.Sprintf("(no server created for %s)", machine)
+	}
+	return ud
+}

@@ -48,8 +48,8 @@ func keepsContainerd1(t *testing.T, version string) bool {
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, the repair of a
-// reinstalled control plane, reset, a small cluster on the same hosts, and an upgrade under a
-// continuously probed workload.
+// reinstalled control plane, reset, a small cluster on the same hosts, an upgrade under a
+// continuously probed workload, and a fresh host joined by a pool Machine's user-data.
 func TestLifecycle(t *testing.T) {
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
 	all := []string{"cp-1", "cp-2", "cp-3", "worker-1"}
@@ -210,6 +210,12 @@ func TestLifecycle(t *testing.T) {
 		if ok == 0 {
 			t.Error("the prober sent no request during the upgrade")
 		}
+	})
+
+	// cp-2 has been free since reset: it boots as a pool Machine of the upgraded cluster would.
+	t.Run("a pool machine's user-data sets up a fresh host and joins it", func(t *testing.T) {
+		h := h.with(t)
+		h.joinWithUserData(t, h.kube("e2e"), small(current), "cp-2", current)
 	})
 }
 

@@ -28,6 +28,16 @@ type Settings struct {
 	// RegistryCAs are the PEM contents of each registry's tlsConfig.caFile, by registry name,
 	// read on the operator's machine: the controller cannot read the operator's files.
 	RegistryCAs map[string][]byte `json:"registryCAs,omitempty"`
+	// CNIPods select the pods the CNI runs on every node (the DaemonSet of the manifest's CNI):
+	// the controller lifts a new Node's not-ready taint once the Node is Ready and its pod there
+	// runs and is ready. Unset for an external CNI, whose Nodes lose the taint once Ready.
+	CNIPods *PodSelector `json:"cniPods,omitempty"`
+}
+
+// PodSelector names pods by namespace and label selector (as kubectl -l takes it).
+type PodSelector struct {
+	Namespace string `json:"namespace"`
+	Selector  string `json:"selector"`
 }
 
 // SettingsFor cuts the loaded manifest c down to what the node scripts read. Hosts keep only

@@ -77,7 +77,11 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		d.Plan.Addons["cni"] = applied.Hash(cni)
 	}
 	if c.MachineController.Deploy != nil && *c.MachineController.Deploy {
-		settings, err := bootstrap.SettingsFor(c, cas).Marshal()
+		s := bootstrap.SettingsFor(c, cas)
+		if ns, sel, ok := addons.CNIPods(c); ok {
+			s.CNIPods = &bootstrap.PodSelector{Namespace: ns, Selector: sel}
+		}
+		settings, err := s.Marshal()
 		if err != nil {
 			return nil, err
 		}

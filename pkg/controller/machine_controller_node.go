@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,7 +136,8 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 		}
 		m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: node.Name, UID: node.UID}
 	}
-	if err := r.syncNode(ctx, m, node); err != nil {
+	waiting, err := r.syncNode(ctx, m, node)
+	if err != nil {
 		if apierrors.IsConflict(err) {
 			// The kubelet updated the Node meanwhile; the next reconcile starts from its version.
 			return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
@@ -145,6 +147,10 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionTrue, "NodeJoined", "")
 	if nodeReady(node) && !hasTaint(node, v1alpha1.NotReadyTaintKey) {
 		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionTrue, "NodeReady", "")
+	} else if waiting != "" {
+		// Nothing watches the CNI's pods: look again shortly.
+		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "PodNetworkNotReady", waiting)
+		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 	} else {
 		msg := "the kubelet does not report Ready"
 		if c := nodeCondition(node, corev1.NodeReady); c != nil && c.Message != "" {
@@ -159,8 +165,9 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 }
 
 // syncNode annotates the Node with its Machine, copies the template's labels, annotations and
-// taints, and lifts the not-ready taint once the Node is Ready with a working network.
-func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) error {
+// taints, and lifts the not-ready taint once the Node is Ready with a working pod network. While
+// the Node is Ready but its network is not, it says what it waits for.
+func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) (waiting string, err error) {
 	orig := node.DeepCopy()
 	if node.Annotations == nil {
 		node.Annotations = map[string]string{}
@@ -180,7 +187,14 @@ func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, n
 			node.Spec.Taints = append(node.Spec.Taints, t)
 		}
 	}
-	if nodeReady(node) {
+	lift := nodeReady(node)
+	if lift && hasTaint(node, v1alpha1.NotReadyTaintKey) {
+		if waiting, err = r.podNetworkWaiting(ctx, node); err != nil {
+			return "", err
+		}
+		lift = waiting == ""
+	}
+	if lift {
 		kept := node.Spec.Taints[:0:0]
 		for _, t := range node.Spec.Taints {
 			if t.Key != v1alpha1.NotReadyTaintKey {
@@ -190,13 +204,51 @@ func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, n
 		node.Spec.Taints = kept
 	}
 	if equality.Semantic.DeepEqual(orig.ObjectMeta, node.ObjectMeta) && equality.Semantic.DeepEqual(orig.Spec, node.Spec) {
-		return nil
+		return waiting, nil
 	}
 	// Optimistic locking: the taint list is replaced whole, and must not undo a concurrent change.
 	if err := r.client.Patch(ctx, node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("updating node %s of machine %s/%s: %w", node.Name, m.Namespace, m.Name, err)
+		return "", fmt.Errorf("updating node %s of machine %s/%s: %w", node.Name, m.Namespace, m.Name, err)
 	}
-	return nil
+	return waiting, nil
+}
+
+// podNetworkWaiting says what a Ready Node's pod network still waits for, or "" when it works:
+// the CNI's pod on the Node (the node settings' cniPods) runs and is ready. A kubelet reports
+// Ready as soon as a CNI configuration file exists, which can be before the CNI's agent on the
+// node has set up its part of the network. Without cniPods (an external CNI) Ready is enough.
+func (r *machineReconciler) podNetworkWaiting(ctx context.Context, node *corev1.Node) (string, error) {
+	s, err := r.nodeSettings(ctx)
+	if err != nil {
+		return "", err
+	}
+	if s.CNIPods == nil {
+		return "", nil
+	}
+	sel, err := labels.Parse(s.CNIPods.Selector)
+	if err != nil {
+		return "", fmt.Errorf("the node settings' cniPods.selector %q: %w", s.CNIPods.Selector, err)
+	}
+	var pods corev1.PodList
+	if err := r.reader.List(ctx, &pods, client.InNamespace(s.CNIPods.Namespace), client.MatchingLabelsSelector{Selector: sel},
+		client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+		return "", fmt.Errorf("listing the CNI's pods on node %s: %w", node.Name, err)
+	}
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() && podReady(p) {
+			return "", nil
+		}
+	}
+	return fmt.Sprintf("the Node is Ready; waiting for the CNI's pod (%s in %s) to run and be ready on it", s.CNIPods.Selector, s.CNIPods.Namespace), nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func hasTaint(n *corev1.Node, key string) bool {

@@ -70,10 +70,40 @@ func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		t.Errorf("the user-data of %s has the proxy set after it was created", first.Name)
 	}
 
+	// With the CNI's pods named, a Ready Node keeps its not-ready taint until its CNI pod runs.
+	s.CNIPods = &bootstrap.PodSelector{Namespace: f.ns, Selector: "app=cni-envtest"}
+	f.writeSettings(s)
+	f.scale(md, 3)
+	var third *v1alpha1.Machine
+	envtest.Eventually(t, wait, "the third Machine's Node Ready, waiting for its CNI pod", func() (bool, string) {
+		for _, m := range f.machines() {
+			if c := findCond(m.Status.Conditions, v1alpha1.MachineNodeReady); c != nil && c.Reason == "PodNetworkNotReady" && m.Status.NodeRef != nil {
+				third = &m
+				return true, ""
+			}
+		}
+		return false, describe(f.machines())
+	})
+	node := &corev1.Node{}
+	node.Name = third.Status.NodeRef.Name
+	if !f.env.Get(t, node) || !hasNotReadyTaint(node) {
+		t.Fatalf("node %s lost its not-ready taint before its CNI pod ran: %v", node.Name, node.Spec.Taints)
+	}
+	f.runPod("cni-"+node.Name, node.Name, map[string]string{"app": "cni-envtest"}, nil, false)
+	envtest.Eventually(t, wait, "the not-ready taint lifted once the CNI pod runs", func() (bool, string) {
+		n := &corev1.Node{}
+		n.Name = node.Name
+		if !f.env.Get(t, n) {
+			return false, "node gone"
+		}
+		return !hasNotReadyTaint(n), fmt.Sprintf("taints %v", n.Spec.Taints)
+	})
+	f.waitRunning(3)
+
 	if err := env.Client.Delete(f.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
 		t.Fatal(err)
 	}
-	f.scale(md, 3)
+	f.scale(md, 4)
 	envtest.Eventually(t, wait, "a Machine that says the node settings are missing", func() (bool, string) {
 		for _, m := range f.machines() {
 			if c := findCond(m.Status.Conditions, v1alpha1.MachineInstanceReady); c != nil && c.Reason == "CreateFailed" &&
@@ -83,9 +113,18 @@ func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		}
 		return false, describe(f.machines())
 	})
-	if n := rc.Len(); n != 2 {
+	if n := rc.Len(); n != 3 {
 		t.Errorf("%d servers: a Machine without node settings must get no server", n)
 	}
+}
+
+func hasNotReadyTaint(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == v1alpha1.NotReadyTaintKey {
+			return true
+		}
+	}
+	return false
 }
 
 // writeSettings replaces the node settings Secret's content with s.

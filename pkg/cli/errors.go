@@ -14,6 +14,7 @@ const (
 	ExitFailure     = 1 // the operation failed: a host, the cluster or the environment
 	ExitUsage       = 2 // wrong command line: unknown command or flag, missing argument
 	ExitConfig      = 3 // the manifest or the Terraform output is invalid
+	ExitUnhealthy   = 4 // status found the cluster unhealthy
 	ExitInterrupted = 130
 )
 
@@ -38,6 +39,8 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &ce):
 		return ExitConfig
+	case errors.Is(err, ErrUnhealthy):
+		return ExitUnhealthy
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	}

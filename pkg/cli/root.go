@@ -63,6 +63,7 @@ Exit codes: 0 success, 1 the operation failed, 2 wrong command line,
 	root.AddCommand(
 		newApplyCommand(g, s),
 		newResetCommand(g, s),
+		newStatusCommand(g, s),
 		newKubeconfigCommand(g, s),
 		newConfigCommand(g, s),
 		newVersionCommand(s),

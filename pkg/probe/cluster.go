@@ -61,19 +61,15 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 			return cs, nil
 		}
 	}
-	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, "kubeadm-config", metav1.GetOptions{})
-	if err != nil {
+	v, found, err := ClusterVersion(ctx, c)
+	if !found {
 		// Init was interrupted before kubeadm uploaded its configuration.
 		return cs, nil
 	}
-	cs.Exists = true
-	var cc struct {
-		KubernetesVersion string `yaml:"kubernetesVersion"`
+	if err != nil {
+		return nil, err
 	}
-	if err := yaml.Unmarshal([]byte(cm.Data["ClusterConfiguration"]), &cc); err != nil || cc.KubernetesVersion == "" {
-		return nil, fmt.Errorf("reading the cluster version from kubeadm-config: %v", err)
-	}
-	cs.Version = cc.KubernetesVersion
+	cs.Exists, cs.Version = true, v
 	if cs.Nodes, err = nodes(ctx, c); err != nil {
 		return nil, err
 	}
@@ -92,7 +88,7 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 	if cs.MachineDeploymentKubelets, err = MachineDeploymentKubelets(ctx, c); err != nil {
 		return nil, err
 	}
-	if cs.Pools, err = poolStates(ctx, c); err != nil {
+	if cs.Pools, err = PoolStates(ctx, c); err != nil {
 		return nil, err
 	}
 	return cs, nil
@@ -117,4 +113,21 @@ func nodes(ctx context.Context, c *kube.Client) (map[string]*plan.NodeState, err
 		out[n.Name] = ns
 	}
 	return out, nil
+}
+
+// ClusterVersion reads the control plane's Kubernetes version from kubeadm's ClusterConfiguration
+// (kube-system/kubeadm-config). found is false when the ConfigMap cannot be read: kubeadm init
+// did not get as far as uploading it.
+func ClusterVersion(ctx context.Context, c *kube.Client) (version string, found bool, err error) {
+	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, "kubeadm-config", metav1.GetOptions{})
+	if err != nil {
+		return "", false, nil
+	}
+	var cc struct {
+		KubernetesVersion string `yaml:"kubernetesVersion"`
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data["ClusterConfiguration"]), &cc); err != nil || cc.KubernetesVersion == "" {
+		return "", true, fmt.Errorf("reading the cluster version from kubeadm-config: %v", err)
+	}
+	return cc.KubernetesVersion, true, nil
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
-// poolStates reads every MachineDeployment of the workers' namespace as its status reports it;
+// PoolStates reads every MachineDeployment of the workers' namespace as its status reports it;
 // none when the cluster has no machine-controller CRDs yet.
-func poolStates(ctx context.Context, c *kube.Client) (map[string]plan.PoolState, error) {
+func PoolStates(ctx context.Context, c *kube.Client) (map[string]plan.PoolState, error) {
 	out := map[string]plan.PoolState{}
 	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
 	list, err := c.Dynamic.Resource(gvr).Namespace(workers.Namespace).List(ctx, metav1.ListOptions{})

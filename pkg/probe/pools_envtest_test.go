@@ -43,7 +43,7 @@ func TestPoolStates(t *testing.T) {
 		if err := env.Client.Status().Update(ctx, md); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		got, err := poolStates(ctx, kc)
+		got, err := PoolStates(ctx, kc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+func testCert(t *testing.T, cn string, notAfter time.Time, ca bool) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, NotBefore: notAfter.Add(-365 * 24 * time.Hour),
+		NotAfter: notAfter, IsCA: ca, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// statusOutput is what statusScript prints on a control plane with the given files.
+func statusOutput(readyz string, files map[string][]byte) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "readyz %s\n", readyz)
+	for f, data := range files {
+		fmt.Fprintf(&b, "file %s %s\n", f, base64.StdEncoding.EncodeToString(data))
+	}
+	return b.String()
+}
+
+func TestParseStatusOutput(t *testing.T) {
+	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	kc := clientcmdapi.NewConfig()
+	kc.AuthInfos["kubernetes-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: testCert(t, "kubernetes-admin", now.Add(20*24*time.Hour), false)}
+	admin, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubelet := clientcmdapi.NewConfig()
+	kubelet.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificate: "/var/lib/kubelet/pki/kubelet-client-current.pem"}
+	kubeletConf, _ := clientcmd.Write(*kubelet)
+	api, certs, err := parseStatusOutput([]byte(statusOutput("200", map[string][]byte{
+		"/etc/kubernetes/pki/ca.crt":        testCert(t, "kubernetes", now.Add(3650*24*time.Hour), true),
+		"/etc/kubernetes/pki/apiserver.crt": testCert(t, "kube-apiserver", now.Add(300*24*time.Hour), false),
+		"/etc/kubernetes/admin.conf":        admin,
+		"/etc/kubernetes/kubelet.conf":      kubeletConf,
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api != "ok" || len(certs) != 3 {
+		t.Fatalf("api %q, %d certificates: %+v", api, len(certs), certs)
+	}
+	if certs[0].File != "/etc/kubernetes/admin.conf" || certs[0].Subject != "kubernetes-admin" || !certs[2].CA {
+		t.Errorf("certificates not soonest first, or misread: %+v", certs)
+	}
+
+	st := &Status{Hosts: []HostStatus{
+		{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: api, Certificates: certs},
+		{Name: "cp-2", Address: "10.0.0.2", Role: "control-plane", Error: "dial tcp 10.0.0.2:22: connect: no route to host"},
+		{Name: "worker-1", Role: "worker", Reachable: true, Registered: true},
+	}, Etcd: []EtcdStatus{{Name: "cp-1", Healthy: true}, {Name: "cp-2", PeerURL: "https://10.0.0.2:2380"}},
+		Pools: []PoolStatus{{Name: "pool1", Replicas: 2, Ready: 1}}}
+	problems := strings.Join(st.judge(now), "\n")
+	for _, want := range []string{
+		"cp-2 (10.0.0.2) cannot be reached over SSH: dial tcp",
+		"cp-2 has no Node in the cluster",
+		"node worker-1 is not Ready",
+		"certificate /etc/kubernetes/admin.conf (kubernetes-admin) on cp-1 expires in 480h0m0s, on 2026-12-16: renew it",
+		"etcd member cp-2 (https://10.0.0.2:2380) is not healthy",
+		"worker pool pool1 has 1 of 2 machines ready",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems lack %q:\n%s", want, problems)
+		}
+	}
+	if strings.Contains(problems, "apiserver.crt") || strings.Contains(problems, "API server on cp-2") {
+		t.Errorf("a healthy certificate or an unreachable host's API is reported:\n%s", problems)
+	}
+
+	st.Problems, st.Healthy = st.judge(now), false
+	var text, js bytes.Buffer
+	if err := PrintStatus(&text, st, false, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cp-2", "unreachable", "first expiry 2026-12-16 (admin.conf, in 20d)", "unhealthy:", "pool1"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := PrintStatus(&js, st, true, now); err != nil {
+		t.Fatal(err)
+	}
+	var back Status
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Problems) != len(st.Problems) || back.Healthy {
+		t.Errorf("JSON does not round-trip: %v\n%s", err, js.String())
+	}
+}
+
+func TestStatusHealthy(t *testing.T) {
+	now := time.Now()
+	st := &Status{Hosts: []HostStatus{
+		{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: "ok",
+			Certificates: []Certificate{{File: "/etc/kubernetes/pki/apiserver.crt", NotAfter: now.Add(CertificateWarning + time.Hour)}}},
+	}, Etcd: []EtcdStatus{{Name: "cp-1", Healthy: true}}}
+	if p := st.judge(now); len(p) != 0 {
+		t.Errorf("a healthy cluster has problems: %v", p)
+	}
+	st.Hosts[0].API = "HTTP 500"
+	if p := st.judge(now); len(p) != 1 || !strings.Contains(p[0], "not ready (/readyz: HTTP 500)") {
+		t.Errorf("problems %v", p)
+	}
+}
+
+func TestParseStatusOutputRejects(t *testing.T) {
+	for _, out := range []string{
+		"file /etc/kubernetes/pki/ca.crt !!notbase64\n",
+		"file /etc/kubernetes/pki/ca.crt " + base64.StdEncoding.EncodeToString([]byte("not a pem")) + "\n",
+		"file /etc/kubernetes/admin.conf " + base64.StdEncoding.EncodeToString([]byte("{not: [yaml")) + "\n",
+	} {
+		if _, _, err := parseStatusOutput([]byte(out)); err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/") {
+			t.Errorf("parseStatusOutput(%q) = %v, want an error naming the file", out, err)
+		}
+	}
+}

@@ -20,9 +20,10 @@ import (
 // adopt containerd 1's running sandboxes cleanly: the kubelet would recreate them at some later
 // moment, and a control plane's API server with them), the prerequisites script installs and
 // configures the new containerd, and the kubelet starts again. Images stay in containerd's
-// store. The node is uncordoned once it is Ready on the new runtime and, on a control plane,
-// its static pods run again in new containers, the API answers and the controller manager and
-// scheduler leaders are at work.
+// store. The node is uncordoned once it is Ready on the new runtime, its DaemonSet pods
+// (kube-proxy, the CNI's agent) run again in new containers with kube-proxy's rules synced, and,
+// on a control plane, its static pods run again in new containers, the API answers and the
+// controller manager and scheduler leaders are at work.
 var _ = register(Phase{
 	Name:  plan.StepContainerd,
 	Short: "move a joined node to the containerd its Kubernetes version needs, drained first",
@@ -78,6 +79,10 @@ func moveContainerd(ctx context.Context, r containerdRun, host string) error {
 		return err
 	}
 	stage("cordoned and drained")
+	daemons, err := nodeDaemonPods(ctx, c, n.Name)
+	if err != nil {
+		return err
+	}
 	if err := n.SSH.Script(ctx, "stop-pods", stopPods).Run(); err != nil {
 		return err
 	}
@@ -101,6 +106,18 @@ func moveContainerd(ctx context.Context, r containerdRun, host string) error {
 			return err
 		}
 	}
+	// Uncordoned, the node is back in load balancers' rotation: its kube-proxy and CNI agent must
+	// run again first, and kube-proxy must have written its rules, or traffic sent to the node
+	// meets rules and routes from before the move.
+	if err := waitDaemonPodsRestarted(ctx, c, n.Name, daemons); err != nil {
+		return err
+	}
+	if daemons.hasKubeProxy() {
+		if err := waitKubeProxySynced(ctx, n.SSH, n.Name); err != nil {
+			return err
+		}
+	}
+	stage("kube-proxy and the CNI running again")
 	return uncordon(ctx, c, n.Name)
 }
 

@@ -43,6 +43,10 @@ type Status struct {
 	Pools   []PoolStatus `json:"pools,omitempty"`
 	// Problems say, one a line, what makes the cluster unhealthy.
 	Problems []string `json:"problems,omitempty"`
+
+	// apiRead is true when the Nodes and pools were read: without them, no host is blamed for
+	// a missing Node.
+	apiRead bool
 }
 
 // HostStatus is one host of the manifest.
@@ -131,6 +135,8 @@ func ClusterStatus(ctx context.Context, t *Target, opts StatusOptions) (*Status,
 		problems = append(problems, fmt.Sprintf("the Kubernetes API cannot be reached through any control plane: %v", err))
 	} else if err := st.readCluster(ctx, c); err != nil {
 		problems = append(problems, fmt.Sprintf("reading the cluster through its API: %v", err))
+	} else {
+		st.apiRead = true
 	}
 	if ec, err := api.Etcd(ctx); err != nil {
 		problems = append(problems, fmt.Sprintf("etcd cannot be reached through any control plane: %v", err))
@@ -290,9 +296,12 @@ func (st *Status) judge(now time.Time) []string {
 		case h.Error != "":
 			out = append(out, fmt.Sprintf("%s: %s", h.Name, h.Error))
 		}
-		if !h.Registered {
+		switch {
+		case !st.apiRead:
+			// Without the API, no host is blamed for a missing Node: its own problem is reported.
+		case !h.Registered:
 			out = append(out, fmt.Sprintf("%s has no Node in the cluster", h.Name))
-		} else if !h.Ready {
+		case !h.Ready:
 			out = append(out, fmt.Sprintf("node %s is not Ready", h.Name))
 		}
 		if h.Role != string(plan.ControlPlane) {

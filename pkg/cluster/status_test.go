@@ -72,7 +72,7 @@ func TestParseStatusOutput(t *testing.T) {
 		t.Errorf("certificates not soonest first, or misread: %+v", certs)
 	}
 
-	st := &Status{Hosts: []HostStatus{
+	st := &Status{apiRead: true, Hosts: []HostStatus{
 		{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: api, Certificates: certs},
 		{Name: "cp-2", Address: "10.0.0.2", Role: "control-plane", Error: "dial tcp 10.0.0.2:22: connect: no route to host"},
 		{Name: "worker-1", Role: "worker", Reachable: true, Registered: true},
@@ -116,7 +116,7 @@ func TestParseStatusOutput(t *testing.T) {
 
 func TestStatusHealthy(t *testing.T) {
 	now := time.Now()
-	st := &Status{Hosts: []HostStatus{
+	st := &Status{apiRead: true, Hosts: []HostStatus{
 		{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: "ok",
 			Certificates: []Certificate{{File: "/etc/kubernetes/pki/apiserver.crt", NotAfter: now.Add(CertificateWarning + time.Hour)}}},
 	}, Etcd: []EtcdStatus{{Name: "cp-1", Healthy: true}}}
@@ -126,6 +126,11 @@ func TestStatusHealthy(t *testing.T) {
 	st.Hosts[0].API = "HTTP 500"
 	if p := st.judge(now); len(p) != 1 || !strings.Contains(p[0], "not ready (/readyz: HTTP 500)") {
 		t.Errorf("problems %v", p)
+	}
+	// Without the API, no host is blamed for a missing Node: the API's problem is reported.
+	st.apiRead, st.Hosts[0].API, st.Hosts[0].Registered = false, "ok", false
+	if p := st.judge(now); len(p) != 0 {
+		t.Errorf("problems without the API: %v", p)
 	}
 }
 

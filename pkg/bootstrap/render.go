@@ -45,7 +45,13 @@ func Render(c Config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	join, err := joinConfiguration(c)
+	// What apply ignores when it joins a static worker; SystemVerification on a cgroup v1 host
+	// is added by the runner, which alone knows the host.
+	ignores, err := kubeadm.PreflightIgnores(&cluster, false, kubeadm.HTTPProxyCIDRPreflight)
+	if err != nil {
+		return "", err
+	}
+	join, err := joinConfiguration(c, ignores)
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +61,7 @@ func Render(c Config) (string, error) {
 			{"path": nodeDir + "/prerequisites.sh", "permissions": "0700", "content": prereq},
 			{"path": nodeDir + "/install-kubernetes.sh", "permissions": "0700", "content": install},
 			{"path": joinConfig, "permissions": "0600", "content": join},
-			{"path": runner, "permissions": "0700", "content": runnerScript(cluster.Versions.Kubernetes)},
+			{"path": runner, "permissions": "0700", "content": runnerScript(cluster.Versions.Kubernetes, cluster.Kubelet.AllowCgroupV1)},
 		},
 		"runcmd": []string{runner},
 	}
@@ -74,9 +80,16 @@ func Render(c Config) (string, error) {
 
 // runnerScript runs the setup and the join once; cloud-init runs it on the first boot only.
 // Each line it prints goes to the console, where apply's error for a machine that did not join
-// shows the last ones.
-func runnerScript(version string) string {
-	return strings.ReplaceAll(`#!/bin/bash
+// shows the last ones. On a cgroup v1 host it joins only when the manifest allows cgroup v1
+// (kubelet.allowCgroupV1), ignoring kubeadm's SystemVerification as apply does there.
+func runnerScript(version string, allowCgroupV1 bool) string {
+	cgroupV1 := `  say "this host runs cgroup v1, which kubelet ` + version + ` refuses unless the manifest sets kubelet.allowCgroupV1: true"
+  exit 1`
+	if allowCgroupV1 {
+		cgroupV1 = `  say "cgroup v1 host, allowed by kubelet.allowCgroupV1"
+  ignore+=(--ignore-preflight-errors=SystemVerification)`
+	}
+	return strings.NewReplacer("VERSION", version, "CGROUPV1", cgroupV1).Replace(`#!/bin/bash
 # Written by slipway's machine-controller: sets this machine up as apply sets up a static
 # worker, then joins the cluster as a Node with kubelet VERSION.
 set -euo pipefail
@@ -85,6 +98,10 @@ case "$(uname -m)" in
   x86_64) ;;
   *) say "pool machines must be amd64, this one is $(uname -m)"; exit 1 ;;
 esac
+ignore=()
+if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+CGROUPV1
+fi
 say "prerequisites: swap, kernel modules, sysctls, containerd, CNI plugins"
 `+nodeDir+`/prerequisites.sh
 say "kubeadm, kubelet and kubectl VERSION"
@@ -94,15 +111,15 @@ if [ -e /etc/kubernetes/kubelet.conf ]; then
   say "already joined"
 else
   say "kubeadm join"
-  kubeadm join --config `+joinConfig+`
+  kubeadm join --config `+joinConfig+` "${ignore[@]}"
 fi
 rm -f `+joinConfig+`
 say "joined"
-`, "VERSION", version)
+`)
 }
 
 // joinConfiguration is kubeadm's v1beta4 JoinConfiguration for the node.
-func joinConfiguration(c Config) (string, error) {
+func joinConfiguration(c Config, ignorePreflightErrors []string) (string, error) {
 	taints := []map[string]string{}
 	for _, t := range c.Taints {
 		m := map[string]string{"key": t.Key, "effect": t.Effect}
@@ -112,6 +129,9 @@ func joinConfiguration(c Config) (string, error) {
 		taints = append(taints, m)
 	}
 	reg := map[string]any{"taints": taints}
+	if len(ignorePreflightErrors) > 0 {
+		reg["ignorePreflightErrors"] = ignorePreflightErrors
+	}
 	if c.Settings.Cluster.CloudProvider.External {
 		// The cloud-controller-manager initializes the Node, as it does the hosts'.
 		reg["kubeletExtraArgs"] = []map[string]string{{"name": "cloud-provider", "value": "external"}}

@@ -62,6 +62,7 @@ func SettingsFor(c *v1beta1.Cluster, cas map[string][]byte) Settings {
 			APIEndpoint:           c.APIEndpoint,
 			ClusterNetwork:        c.ClusterNetwork,
 			CloudProvider:         v1beta1.CloudProvider{External: c.CloudProvider.External},
+			Kubelet:               v1beta1.KubeletConfig{AllowCgroupV1: c.Kubelet.AllowCgroupV1},
 			ContainerRuntime:      c.ContainerRuntime,
 			RegistryConfiguration: c.RegistryConfiguration,
 			Assets:                c.Assets,

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,6 +219,34 @@ func TestRenderSite(t *testing.T) {
 	}
 	if len(cc.RunCmd) != 1 || cc.RunCmd[0] != "/usr/local/sbin/slipway-join" {
 		t.Errorf("runcmd = %v", cc.RunCmd)
+	}
+	for path, want := range map[string]string{
+		"/usr/local/sbin/slipway-join": "kubelet.allowCgroupV1: true",
+		"/run/slipway/join.yaml":       "HTTPProxyCIDR",
+	} {
+		if !strings.Contains(files[path], want) {
+			t.Errorf("%s lacks %q", path, want)
+		}
+	}
+	c.Settings.Cluster.Kubelet.AllowCgroupV1 = true
+	allowed, err := bootstrap.Render(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, allowedFiles := parse(t, allowed)
+	if !strings.Contains(allowedFiles["/usr/local/sbin/slipway-join"], "--ignore-preflight-errors=SystemVerification") {
+		t.Error("with kubelet.allowCgroupV1 the runner does not let a cgroup v1 host join")
+	}
+	// Every script is valid bash.
+	for path, content := range allowedFiles {
+		if !strings.HasSuffix(path, ".sh") && !strings.HasSuffix(path, "slipway-join") {
+			continue
+		}
+		cmd := exec.Command("bash", "-n")
+		cmd.Stdin = strings.NewReader(content)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s is not valid bash: %v\n%s", path, err, out)
+		}
 	}
 	// Nova refuses user_data over 65535 bytes, base64-encoded.
 	if n := base64.StdEncoding.EncodedLen(len(ud)); n > 65535 {

@@ -66,6 +66,11 @@ func proxyDisabled(c *v1beta1.Cluster) bool {
 	return cilium != nil && cilium.KubeProxyReplacement
 }
 
+// HTTPProxyCIDRPreflight is a preflight check slipway always ignores: kubeadm binaries built with
+// Go 1.26 fail it on every host (net/url rejects the bracketed IPv4 literal kubeadm builds,
+// kubernetes/kubernetes#135013), and slipway sets NO_PROXY for the cluster networks itself.
+const HTTPProxyCIDRPreflight = "HTTPProxyCIDR"
+
 // PreflightIgnores lists the preflight errors kubeadm must ignore to init, join or upgrade to
 // the cluster's version: SystemVerification on cgroup v1 hosts from 1.35 on, because kubeadm
 // checks the host against the new kubelet's cgroup v1 policy without reading failCgroupV1.

@@ -21,7 +21,6 @@ const (
 	upgradeConfig = kubeadmDir + "/upgrade.yaml"
 	uploadConfig  = kubeadmDir + "/upload-certs.yaml"
 	apiTimeout    = 5 * time.Minute
-	goPreflight   = "HTTPProxyCIDR" // see NodeParams
 )
 
 // KubeletParams are the cluster-wide kubelet settings that depend on what the hosts reported:
@@ -39,12 +38,10 @@ func (r *Run) KubeletParams() kubeadm.KubeletParams {
 	return p
 }
 
-// NodeParams are the kubeadm settings of one host. HTTPProxyCIDR is among the preflight errors
-// always ignored: kubeadm binaries built with Go 1.26 fail it on every host (net/url rejects
-// the bracketed IPv4 literal kubeadm builds, kubernetes/kubernetes#135013), and slipway sets
-// NO_PROXY for the cluster networks itself.
+// NodeParams are the kubeadm settings of one host (kubeadm.HTTPProxyCIDRPreflight is always
+// among the preflight errors ignored).
 func (r *Run) NodeParams(n Node) (kubeadm.NodeParams, error) {
-	ignores, err := kubeadm.PreflightIgnores(r.cfg.Manifest, r.KubeletParams().CgroupV1, goPreflight)
+	ignores, err := kubeadm.PreflightIgnores(r.cfg.Manifest, r.KubeletParams().CgroupV1, kubeadm.HTTPProxyCIDRPreflight)
 	if err != nil {
 		return kubeadm.NodeParams{}, err
 	}

@@ -103,17 +103,17 @@ if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
 CGROUPV1
 fi
 say "prerequisites: swap, kernel modules, sysctls, containerd, CNI plugins"
-`+nodeDir+`/prerequisites.sh
+` + nodeDir + `/prerequisites.sh
 say "kubeadm, kubelet and kubectl VERSION"
-`+nodeDir+`/install-kubernetes.sh
+` + nodeDir + `/install-kubernetes.sh
 systemctl enable kubelet
 if [ -e /etc/kubernetes/kubelet.conf ]; then
   say "already joined"
 else
   say "kubeadm join"
-  kubeadm join --config `+joinConfig+` "${ignore[@]}"
+  kubeadm join --config ` + joinConfig + ` "${ignore[@]}"
 fi
-rm -f `+joinConfig+`
+rm -f ` + joinConfig + `
 say "joined"
 `)
 }

@@ -18,7 +18,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -104,10 +103,16 @@ var statusScript = fmt.Sprintf(`set -u
 [ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] || exit 0
 code=$(curl -sk -o /dev/null -w '%%{http_code}' --max-time 5 https://127.0.0.1:%d/readyz 2>/dev/null) || code=000
 echo "readyz $code"
-for f in /etc/kubernetes/pki/*.crt /etc/kubernetes/pki/etcd/*.crt /etc/kubernetes/*.conf; do
-  [ -f "$f" ] || continue
-  printf 'file %%s %%s\n' "$f" "$(base64 -w0 "$f")"
+for f in /etc/kubernetes/pki/*.crt /etc/kubernetes/pki/etcd/*.crt; do
+  [ -f "$f" ] && printf 'file %%s %%s\n' "$f" "$(base64 -w0 "$f")"
 done
+# Only the client certificates of kubeadm's kubeconfigs: their keys stay on the host.
+for f in /etc/kubernetes/*.conf; do
+  [ -f "$f" ] || continue
+  cert=$(awk '$1 == "client-certificate-data:" {print $2; exit}' "$f")
+  [ -n "$cert" ] && printf 'file %%s %%s\n' "$f" "$cert"
+done
+exit 0
 `, kubeadm.APIServerBindPort)
 
 // ClusterStatus reads the health of every host of the manifest over SSH, and of the cluster
@@ -220,30 +225,9 @@ func parseStatusOutput(out []byte) (api string, certs []Certificate, err error) 
 	return api, certs, sc.Err()
 }
 
-// certificatesIn returns the certificate of a PEM file, or the client certificate a kubeconfig
-// embeds (kubeadm's .conf files).
+// certificatesIn returns the certificate of a PEM file: one of kubeadm's certificates, or the
+// client certificate a kubeadm kubeconfig (.conf) embeds, which is all the host sends of it.
 func certificatesIn(file string, data []byte) ([]Certificate, error) {
-	if path.Ext(file) == ".conf" {
-		cfg, err := clientcmd.Load(data)
-		if err != nil {
-			return nil, fmt.Errorf("reading the kubeconfig %s: %w", file, err)
-		}
-		var out []Certificate
-		for _, ai := range cfg.AuthInfos {
-			if len(ai.ClientCertificateData) == 0 {
-				continue // a kubelet.conf pointing at the rotated certificate file
-			}
-			cs, err := certificatesIn(file+".crt", ai.ClientCertificateData)
-			if err != nil {
-				return nil, err
-			}
-			for i := range cs {
-				cs[i].File = file
-			}
-			out = append(out, cs...)
-		}
-		return out, nil
-	}
 	block, _ := pem.Decode(data)
 	if block == nil || block.Type != "CERTIFICATE" {
 		return nil, fmt.Errorf("%s holds no PEM certificate", file)

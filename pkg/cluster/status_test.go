@@ -10,8 +10,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,20 +37,13 @@ func testCert(t *testing.T, cn string, notAfter time.Time, ca bool) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
-// statusOutput is what statusScript prints on a control plane with the given files.
-func statusOutput(readyz string, files map[string][]byte) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "readyz %s\n", readyz)
-	for f, data := range files {
-		fmt.Fprintf(&b, "file %s %s\n", f, base64.StdEncoding.EncodeToString(data))
-	}
-	return b.String()
-}
-
 func TestParseStatusOutput(t *testing.T) {
 	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	// The script itself, on files as kubeadm lays them out.
+	root := t.TempDir()
 	kc := clientcmdapi.NewConfig()
-	kc.AuthInfos["kubernetes-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: testCert(t, "kubernetes-admin", now.Add(20*24*time.Hour), false)}
+	kc.AuthInfos["kubernetes-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: testCert(t, "kubernetes-admin", now.Add(20*24*time.Hour), false),
+		ClientKeyData: []byte("-----BEGIN EC PRIVATE KEY-----\nstatus-test-private-key\n-----END EC PRIVATE KEY-----\n")}
 	admin, err := clientcmd.Write(*kc)
 	if err != nil {
 		t.Fatal(err)
@@ -56,14 +51,40 @@ func TestParseStatusOutput(t *testing.T) {
 	kubelet := clientcmdapi.NewConfig()
 	kubelet.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificate: "/var/lib/kubelet/pki/kubelet-client-current.pem"}
 	kubeletConf, _ := clientcmd.Write(*kubelet)
-	api, certs, err := parseStatusOutput([]byte(statusOutput("200", map[string][]byte{
-		"/etc/kubernetes/pki/ca.crt":        testCert(t, "kubernetes", now.Add(3650*24*time.Hour), true),
-		"/etc/kubernetes/pki/apiserver.crt": testCert(t, "kube-apiserver", now.Add(300*24*time.Hour), false),
-		"/etc/kubernetes/admin.conf":        admin,
-		"/etc/kubernetes/kubelet.conf":      kubeletConf,
-	})))
+	for f, data := range map[string][]byte{
+		"etc/kubernetes/manifests/kube-apiserver.yaml": []byte("kind: Pod\n"),
+		"etc/kubernetes/pki/ca.crt":                    testCert(t, "kubernetes", now.Add(3650*24*time.Hour), true),
+		"etc/kubernetes/pki/apiserver.crt":             testCert(t, "kube-apiserver", now.Add(300*24*time.Hour), false),
+		"etc/kubernetes/admin.conf":                    admin,
+		"etc/kubernetes/kubelet.conf":                  kubeletConf,
+	} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := strings.ReplaceAll(statusScript, "/etc/kubernetes", root+"/etc/kubernetes")
+	script = strings.ReplaceAll(script, "https://127.0.0.1:", "https://127.0.0.1.invalid:")
+	out, err := exec.Command("bash", "-c", script).Output()
+	if err != nil {
+		t.Fatalf("the status script: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), base64.StdEncoding.EncodeToString([]byte("status-test-private-key"))[:12]) || strings.Contains(string(out), "PRIVATE") {
+		t.Fatal("the status script sends a kubeconfig's private key")
+	}
+	api, certs, err := parseStatusOutput(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if api != "down" {
+		t.Errorf("an API server that does not answer is %q, want down", api)
+	}
+	api = "ok"
+	for i := range certs {
+		certs[i].File = strings.TrimPrefix(certs[i].File, root)
 	}
 	if api != "ok" || len(certs) != 3 {
 		t.Fatalf("api %q, %d certificates: %+v", api, len(certs), certs)
@@ -138,7 +159,6 @@ func TestParseStatusOutputRejects(t *testing.T) {
 	for _, out := range []string{
 		"file /etc/kubernetes/pki/ca.crt !!notbase64\n",
 		"file /etc/kubernetes/pki/ca.crt " + base64.StdEncoding.EncodeToString([]byte("not a pem")) + "\n",
-		"file /etc/kubernetes/admin.conf " + base64.StdEncoding.EncodeToString([]byte("{not: [yaml")) + "\n",
 	} {
 		if _, _, err := parseStatusOutput([]byte(out)); err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/") {
 			t.Errorf("parseStatusOutput(%q) = %v, want an error naming the file", out, err)

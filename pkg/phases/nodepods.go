@@ -22,6 +22,7 @@ type daemonPods map[string]daemonPod
 type daemonPod struct {
 	DaemonSet  string // namespace/name, for messages
 	Containers []string
+	Ready      bool
 }
 
 // nodeDaemonPods lists the DaemonSet pods on a node.
@@ -34,16 +35,17 @@ func nodeDaemonPods(ctx context.Context, c *kube.Client, node string) (daemonPod
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if owner := metav1.GetControllerOf(p); owner != nil && owner.Kind == "DaemonSet" && p.DeletionTimestamp == nil {
-			out[string(owner.UID)] = daemonPod{DaemonSet: p.Namespace + "/" + owner.Name, Containers: containerIDs(p)}
+			out[string(owner.UID)] = daemonPod{DaemonSet: p.Namespace + "/" + owner.Name, Containers: containerIDs(p), Ready: kube.PodReady(p)}
 		}
 	}
 	return out, nil
 }
 
-// waitDaemonPodsRestarted waits until every DaemonSet that had a pod on the node has one there
-// again, Ready, in containers other than those before: after its runtime was replaced, a node
-// carries traffic only once its kube-proxy and CNI agent run again. A pod whose Ready status is
-// left from its old containers says nothing.
+// waitDaemonPodsRestarted waits until every DaemonSet that had a Ready pod on the node has one
+// there again, Ready, in containers other than those before: after its runtime was replaced, a
+// node carries traffic only once its kube-proxy and CNI agent run again. A pod whose Ready status
+// is left from its old containers says nothing. A pod that was not Ready before is not waited
+// for: the move is not what keeps it from being Ready.
 func waitDaemonPodsRestarted(ctx context.Context, c *kube.Client, node string, before daemonPods) error {
 	return kube.Wait(ctx, fmt.Sprintf("the DaemonSet pods of %s to run again in new containers", node), 5*time.Minute, func(ctx context.Context) (bool, string, error) {
 		now, err := nodeDaemonPods(ctx, c, node)
@@ -62,6 +64,9 @@ func waitDaemonPodsRestarted(ctx context.Context, c *kube.Client, node string, b
 		}
 		var waiting []string
 		for uid, old := range before {
+			if !old.Ready {
+				continue
+			}
 			cur, ok := now[uid]
 			fresh := ok && len(cur.Containers) > 0
 			for _, id := range cur.Containers {

@@ -54,8 +54,8 @@ func (h *harness) checkStatus(t *testing.T, manifest string, hosts []string, con
 		!strings.Contains(problems, "etcd member cp-2") {
 		t.Errorf("status with cp-2 stopped: exit code %d, healthy %t; want 4, naming cp-2 unreachable and its etcd member unhealthy:\n%s", r.code, st.Healthy, problems)
 	}
-	if !strings.Contains(r.out, "unhealthy:") {
-		t.Errorf("the text output does not say the cluster is unhealthy:\n%s", r.out)
+	if text := h.slipway(nil, "status", "-m", manifest); text.code != 4 || !strings.Contains(text.stdout, "unhealthy:") || !strings.Contains(text.stdout, "unreachable") {
+		t.Errorf("status as text with cp-2 stopped: exit code %d; want 4, a table showing cp-2 unreachable and the problems:\n%s", text.code, text.out)
 	}
 	if err := h.sb.Start(ctx, "cp-2"); err != nil {
 		t.Fatal(err)

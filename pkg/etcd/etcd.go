@@ -34,6 +34,10 @@ type Member struct {
 	ClientURL string
 	Healthy   bool
 	Learner   bool
+	// Leader, Version and DBSize are what the member's status says, when it answered.
+	Leader  bool
+	Version string
+	DBSize  int64
 }
 
 // Client is a connection to the etcd cluster.
@@ -87,9 +91,12 @@ func (c *Client) Members(ctx context.Context) ([]Member, error) {
 		if len(m.ClientURLs) > 0 {
 			mem.ClientURL = m.ClientURLs[0]
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := c.c.Status(sctx, mem.ClientURL)
+			st, err := c.c.Status(sctx, mem.ClientURL)
 			cancel()
 			mem.Healthy = err == nil
+			if err == nil {
+				mem.Leader, mem.Version, mem.DBSize = st.Leader == m.ID, st.Version, st.DbSize
+			}
 		}
 		out = append(out, mem)
 	}

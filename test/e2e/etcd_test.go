@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/slipway-dev/slipway/pkg/etcd"
+)
+
+// checkEtcd lists the members and saves a snapshot that must hold data written just before.
+func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
+	r := h.slipway(nil, "etcd", "members", "-m", manifest, "-o", "json")
+	var ms []etcd.Member
+	if err := json.Unmarshal([]byte(r.stdout), &ms); r.code != 0 || err != nil {
+		t.Fatalf("etcd members: exit code %d, %v\n%s", r.code, err, r.out)
+	}
+	leaders := 0
+	for _, m := range ms {
+		if !m.Healthy || m.Version == "" || m.DBSize == 0 {
+			t.Errorf("member %s: healthy %t, version %q, db size %d", m.Name, m.Healthy, m.Version, m.DBSize)
+		}
+		if m.Leader {
+			leaders++
+		}
+	}
+	if len(ms) != controlPlanes || leaders != 1 {
+		t.Errorf("%d members with %d leaders; want %d members and one leader", len(ms), leaders, controlPlanes)
+	}
+
+	ctx := context.Background()
+	if _, err := h.kube("e2e").CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "written-before-the-snapshot"}, Data: map[string]string{"k": "v"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(h.dir, "etcd.db")
+	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", file); r.code != 0 {
+		t.Fatalf("etcd snapshot: exit code %d\n%s", r.code, r.out)
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the snapshot has mode %o; it holds every Secret, want 0600", fi.Mode().Perm())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := etcd.VerifySnapshot(bytes.NewReader(data)); err != nil {
+		t.Error(err)
+	}
+	// The backend database holds keys as they are: the ConfigMap must be in it.
+	if !bytes.Contains(data, []byte("/registry/configmaps/default/written-before-the-snapshot")) {
+		t.Error("the snapshot does not hold a ConfigMap written before it was taken")
+	}
+	check := exec.Command("sha256sum", "-c", filepath.Base(file)+".sha256")
+	check.Dir = h.dir
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum -c: %v\n%s", err, out)
+	}
+	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", file); r.code != 1 || !strings.Contains(r.out, "does not overwrite") {
+		t.Errorf("a second snapshot to the same file: exit code %d; want 1 and a refusal\n%s", r.code, r.out)
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, data) {
+		t.Error("the refused snapshot changed the file")
+	}
+}

@@ -97,6 +97,11 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"images: bad output format", []string{"config", "images", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"images: bad terraform", []string{"config", "images", "-m", write("j.yaml", head), "-t", write("tf2.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
 		{"version json", []string{"version", "-o", "json"}, ExitOK, ""},
+		{"status: bad output format", []string{"status", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"status: no manifest", []string{"status"}, ExitConfig, "pass -m/--manifest"},
+		{"etcd: unknown subcommand", []string{"etcd", "restore"}, ExitUsage, `unknown command "restore" for "slipway etcd"`},
+		{"etcd snapshot without a file", []string{"etcd", "snapshot", "-m", "x"}, ExitUsage, "snapshot needs -o FILE"},
+		{"etcd members: bad output format", []string{"etcd", "members", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

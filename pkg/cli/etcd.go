@@ -17,6 +17,7 @@ func newEtcdCommand(g *globalOptions, s Streams) *cobra.Command {
 		Long: `The etcd commands reach the cluster's stacked etcd through a control plane over SSH, with
 kubeadm's etcd health-check client certificate; etcd need not be reachable from this machine.`,
 		Args: noUnknownCommand,
+		RunE: helpOrUnknown,
 	}
 	cmd.AddCommand(newEtcdMembersCommand(g, s), newEtcdSnapshotCommand(g, s))
 	return cmd

@@ -101,6 +101,8 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"status: no manifest", []string{"status"}, ExitConfig, "pass -m/--manifest"},
 		{"etcd: unknown subcommand", []string{"etcd", "restore"}, ExitUsage, `unknown command "restore" for "slipway etcd"`},
 		{"etcd snapshot without a file", []string{"etcd", "snapshot", "-m", "x"}, ExitUsage, "snapshot needs -o FILE"},
+		{"kubeconfig: --group without --user", []string{"kubeconfig", "--group", "dev", "-m", "x"}, ExitUsage, "--group and --ttl need --user"},
+		{"kubeconfig: system:masters", []string{"kubeconfig", "--user", "jane", "--group", "system:masters", "-m", "x"}, ExitUsage, "RBAC cannot restrict"},
 		{"etcd members: bad output format", []string{"etcd", "members", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 	}
 	for _, tt := range tests {

@@ -1,21 +1,43 @@
 package cli
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
 )
 
 func newKubeconfigCommand(g *globalOptions, s Streams) *cobra.Command {
-	var sf sshFlags
+	var (
+		sf   sshFlags
+		user cluster.UserKubeconfigOptions
+	)
 	cmd := &cobra.Command{
 		Use:   "kubeconfig",
-		Short: "Print the cluster's admin kubeconfig",
+		Short: "Print the cluster's admin kubeconfig, or a short-lived one for a user",
 		Long: `Print the admin kubeconfig, read from a control-plane host over SSH. It grants full control
-of the cluster: store it with mode 0600 (apply saves it as <cluster>-kubeconfig that way).`,
-		Example: `  slipway kubeconfig -m cluster.yaml -t tf.json > admin.conf && chmod 600 admin.conf`,
-		Args:    cobra.NoArgs,
+of the cluster: store it with mode 0600 (apply saves it as <cluster>-kubeconfig that way).
+
+With --user, print instead a kubeconfig for that user (and --group groups) whose rights come
+from RBAC alone: a key made on this machine and a client certificate the cluster's own signer
+issues for --ttl through a CertificateSigningRequest, approved with the admin credentials and
+deleted once signed. The cluster CA's key never leaves the control planes. The certificate
+cannot be revoked: keep --ttl short, and remove the user's RoleBindings to take rights away.
+system:masters and kubeadm:cluster-admins are refused; the admin kubeconfig is for that.`,
+		Example: `  slipway kubeconfig -m cluster.yaml -t tf.json > admin.conf && chmod 600 admin.conf
+  slipway kubeconfig -m cluster.yaml --user jane --group developers --ttl 8h > jane.conf`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if user.User == "" && (len(user.Groups) > 0 || cmd.Flags().Changed("ttl")) {
+				return usageErrorf("--group and --ttl need --user")
+			}
+			if user.User != "" {
+				if err := user.Validate(); err != nil {
+					return &UsageError{Err: err}
+				}
+			}
 			res, err := load(cmd, g, s)
 			if err != nil {
 				return err
@@ -25,14 +47,28 @@ of the cluster: store it with mode 0600 (apply saves it as <cluster>-kubeconfig 
 				return err
 			}
 			defer pool.Close()
-			data, err := cluster.FetchKubeconfig(cmd.Context(), target)
+			if user.User == "" {
+				data, err := cluster.FetchKubeconfig(cmd.Context(), target)
+				if err != nil {
+					return err
+				}
+				_, err = s.Out.Write(data)
+				return err
+			}
+			data, notAfter, err := cluster.FetchUserKubeconfig(cmd.Context(), target, user)
 			if err != nil {
 				return err
 			}
-			_, err = s.Out.Write(data)
+			if _, err := s.Out.Write(data); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(s.Err, "kubeconfig for %s (groups %v), valid until %s\n", user.User, user.Groups, notAfter.Local().Format(time.RFC3339))
 			return err
 		},
 	}
 	sf.add(cmd)
+	cmd.Flags().StringVar(&user.User, "user", "", "make a kubeconfig for this user instead of the admin's")
+	cmd.Flags().StringArrayVar(&user.Groups, "group", nil, "a group of the user (repeatable)")
+	cmd.Flags().DurationVar(&user.TTL, "ttl", 24*time.Hour, "how long the user's certificate is valid (at least 10m; the cluster caps it at its signing duration, a year by default)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -19,6 +20,24 @@ func KubeconfigPath(clusterName string) string { return clusterName + "-kubeconf
 // FetchKubeconfig downloads the admin kubeconfig from the first control plane that has one.
 func FetchKubeconfig(ctx context.Context, t *Target) ([]byte, error) {
 	return fetchKubeconfig(ctx, access.New(t.Nodes, t.SSH))
+}
+
+// FetchUserKubeconfig makes a kubeconfig for a user with a short-lived certificate the cluster
+// signs (see UserKubeconfig), through the first control plane that answers.
+func FetchUserKubeconfig(ctx context.Context, t *Target, o UserKubeconfigOptions) ([]byte, time.Time, error) {
+	if err := o.Validate(); err != nil {
+		return nil, time.Time{}, err
+	}
+	api := access.New(t.Nodes, t.SSH)
+	admin, err := fetchKubeconfig(ctx, api)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	c, err := api.Kube(ctx)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return UserKubeconfig(ctx, c, admin, o)
 }
 
 func fetchKubeconfig(ctx context.Context, api *access.Cluster) ([]byte, error) {

@@ -380,3 +380,66 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// HostCertificates are one control plane's kubeadm certificates.
+type HostCertificates struct {
+	Host         string        `json:"host"`
+	Error        string        `json:"error,omitempty"`
+	Certificates []Certificate `json:"certificates"`
+}
+
+// CertificateExpiry reads kubeadm's certificates on every control plane over SSH, soonest
+// expiry first per host. A host that cannot be read is reported with its error.
+func CertificateExpiry(ctx context.Context, t *Target) []HostCertificates {
+	var out []HostCertificates
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, n := range t.Nodes {
+		if n.Role != plan.ControlPlane {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hs := hostStatus(ctx, t, n)
+			mu.Lock()
+			out = append(out, HostCertificates{Host: hs.Name, Error: hs.Error, Certificates: hs.Certificates})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
+
+// PrintCertificates writes the certificates as a table (or JSON), and returns the problems: a
+// host that could not be read, or a certificate that expires within CertificateWarning.
+func PrintCertificates(w io.Writer, hosts []HostCertificates, asJSON bool, now time.Time) ([]string, error) {
+	var problems []string
+	for _, h := range hosts {
+		if h.Error != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s", h.Host, h.Error))
+		}
+		for _, c := range h.Certificates {
+			if c.NotAfter.Sub(now) < CertificateWarning {
+				problems = append(problems, fmt.Sprintf("certificate %s on %s expires on %s", c.File, h.Host, c.NotAfter.Format(time.DateOnly)))
+			}
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return problems, enc.Encode(hosts)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tCERTIFICATE\tSUBJECT\tEXPIRES\tRESIDUAL\tCA")
+	for _, h := range hosts {
+		if h.Error != "" {
+			fmt.Fprintf(tw, "%s\t(unreadable: %s)\t\t\t\t\n", h.Host, h.Error)
+		}
+		for _, c := range h.Certificates {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dd\t%t\n", h.Host, c.File, c.Subject, c.NotAfter.Format(time.DateOnly), int(c.NotAfter.Sub(now).Hours()/24), c.CA)
+		}
+	}
+	return problems, tw.Flush()
+}

@@ -165,3 +165,33 @@ func TestParseStatusOutputRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintCertificates(t *testing.T) {
+	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	hosts := []HostCertificates{
+		{Host: "cp-1", Certificates: []Certificate{
+			{File: "/etc/kubernetes/admin.conf", Subject: "kubernetes-admin", NotAfter: now.Add(10 * 24 * time.Hour)},
+			{File: "/etc/kubernetes/pki/ca.crt", Subject: "kubernetes", NotAfter: now.Add(3650 * 24 * time.Hour), CA: true}}},
+		{Host: "cp-2", Error: "connecting to cp-2: no route to host"},
+	}
+	var text, js bytes.Buffer
+	problems, err := PrintCertificates(&text, hosts, false, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0], "admin.conf on cp-1 expires on 2026-12-06") || !strings.Contains(problems[1], "cp-2: connecting") {
+		t.Errorf("problems %q", problems)
+	}
+	for _, want := range []string{"/etc/kubernetes/pki/ca.crt", "3650d", "(unreadable: connecting to cp-2"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, text.String())
+		}
+	}
+	if _, err := PrintCertificates(&js, hosts, true, now); err != nil {
+		t.Fatal(err)
+	}
+	var back []HostCertificates
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back) != 2 || len(back[0].Certificates) != 2 {
+		t.Errorf("JSON: %v\n%s", err, js.String())
+	}
+}

@@ -44,6 +44,17 @@ func (h *harness) checkStatus(t *testing.T, manifest string, hosts []string, con
 		}
 	}
 
+	r = h.slipway(nil, "certificates", "check", "-m", manifest, "-o", "json")
+	var certs []cluster.HostCertificates
+	if err := json.Unmarshal([]byte(r.stdout), &certs); r.code != 0 || err != nil || len(certs) != controlPlanes {
+		t.Errorf("certificates check: exit code %d, %v, %d control planes\n%s", r.code, err, len(certs), r.out)
+	}
+	for _, hc := range certs {
+		if hc.Error != "" || len(hc.Certificates) < 10 {
+			t.Errorf("certificates of %s: %d, error %q", hc.Host, len(hc.Certificates), hc.Error)
+		}
+	}
+
 	ctx := context.Background()
 	if err := h.sb.Stop(ctx, "cp-2"); err != nil {
 		t.Fatal(err)

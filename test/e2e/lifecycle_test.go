@@ -48,9 +48,9 @@ func keepsContainerd1(t *testing.T, version string) bool {
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
-// snapshot, status (healthy, then with a control plane stopped), the repair of a reinstalled
-// control plane, reset, a small cluster on the same hosts, an upgrade under a continuously probed
-// workload, and a fresh host joined by a pool Machine's user-data.
+// snapshot, a user kubeconfig held to RBAC, status (healthy, then with a control plane stopped),
+// the repair of a reinstalled control plane, reset, a small cluster on the same hosts, an upgrade
+// under a continuously probed workload, and a fresh host joined by a pool Machine's user-data.
 func TestLifecycle(t *testing.T) {
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
 	all := []string{"cp-1", "cp-2", "cp-3", "worker-1"}
@@ -120,6 +120,10 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("etcd members and a snapshot", func(t *testing.T) {
 		h.with(t).checkEtcd(t, ha, 3)
+	})
+
+	t.Run("a user kubeconfig signed by the cluster, held to RBAC", func(t *testing.T) {
+		h.with(t).checkUserKubeconfig(t, ha)
 	})
 
 	t.Run("status, healthy and with a control plane stopped", func(t *testing.T) {

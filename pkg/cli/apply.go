@@ -12,6 +12,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/phases"
+	"github.com/slipway-dev/slipway/pkg/ssh"
 )
 
 // sshFlags are the SSH settings of commands that reach hosts.
@@ -102,6 +103,16 @@ the pools that failed), a second one with the worker pools as the run left them:
 	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
 	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd
+}
+
+// connect loads the manifest (and Terraform output) and prepares SSH to its hosts, for the
+// commands that reach an existing cluster; close the pool when done.
+func (f *sshFlags) connect(cmd *cobra.Command, g *globalOptions, s Streams) (*ssh.Pool, *cluster.Target, error) {
+	res, err := load(cmd, g, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cluster.Connect(res.Cluster, f.connectOptions(g, s))
 }
 
 func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOptions {

@@ -41,11 +41,7 @@ or a control plane cannot be read.`,
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}

@@ -37,11 +37,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}
@@ -95,11 +91,7 @@ no file behind.`,
 			if file == "" {
 				return usageErrorf("snapshot needs -o FILE")
 			}
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}

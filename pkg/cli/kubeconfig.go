@@ -38,11 +38,7 @@ system:masters and kubeadm:cluster-admins are refused; the admin kubeconfig is f
 					return &UsageError{Err: err}
 				}
 			}
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}

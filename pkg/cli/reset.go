@@ -22,11 +22,7 @@ for a new apply. Data in the cluster is lost.`,
   slipway reset -m cluster.yaml -t tf.json --auto-approve --remove-binaries`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}

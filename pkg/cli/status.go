@@ -38,11 +38,7 @@ than replicas. status then lists why and exits with code 4, so that it can gate 
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			res, err := load(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
+			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {
 				return err
 			}

@@ -1,13 +1,6 @@
 package cluster
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,17 +20,7 @@ func TestDesireNodeSettings(t *testing.T) {
 		"OS_PASSWORD": "secret", "OS_PROJECT_NAME": "demo", "OS_REGION_NAME": "RegionOne"} {
 		t.Setenv(k, v)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "node-settings-test-ca"},
-		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	pemCA := testCert(t, "node-settings-test-ca", time.Now().Add(time.Hour), true)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, pemCA, 0o600); err != nil {
 		t.Fatal(err)

@@ -149,7 +149,7 @@ func (k *Kubelet) machine(ctx context.Context, t testing.TB, m *v1alpha1.Machine
 		return k.env.Client.Status().Update(ctx, node)
 	})
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !(apierrors.IsNotFound(err) && k.machineGoing(m)) {
 			t.Errorf("kubelet: reporting status of node %s: %v", name, err)
 		}
 		k.release(m)
@@ -158,6 +158,14 @@ func (k *Kubelet) machine(ctx context.Context, t testing.TB, m *v1alpha1.Machine
 	k.mu.Lock()
 	k.nodes[string(m.UID)] = name
 	k.mu.Unlock()
+}
+
+// machineGoing reports whether m is gone or being deleted: then the controller may delete its
+// Node while the Kubelet registers it, as it would under a real kubelet, which logs and stops.
+func (k *Kubelet) machineGoing(m *v1alpha1.Machine) bool {
+	cur := &v1alpha1.Machine{}
+	err := k.env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), cur)
+	return apierrors.IsNotFound(err) || (err == nil && (!cur.DeletionTimestamp.IsZero() || cur.UID != m.UID))
 }
 
 // claim reports whether the Machine may get a Node now: it has a server, is not kept from

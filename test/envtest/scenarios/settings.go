@@ -71,12 +71,25 @@ func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	}
 
 	// With the CNI's pods named, a Ready Node keeps its not-ready taint until its CNI pod runs.
+	// The first two Nodes lost theirs before: wait for that, so that only the third waits.
+	envtest.Eventually(t, wait, "the first two Machines' Nodes Ready", func() (bool, string) {
+		ms := f.machines()
+		for _, m := range ms {
+			if !condTrue(m.Status.Conditions, v1alpha1.MachineNodeReady) {
+				return false, describe(ms)
+			}
+		}
+		return true, ""
+	})
 	s.CNIPods = &bootstrap.PodSelector{Namespace: f.ns, Selector: "app=cni-envtest"}
 	f.writeSettings(s)
 	f.scale(md, 3)
 	var third *v1alpha1.Machine
 	envtest.Eventually(t, wait, "the third Machine's Node Ready, waiting for its CNI pod", func() (bool, string) {
 		for _, m := range f.machines() {
+			if m.Name == first.Name || m.Name == second {
+				continue
+			}
 			if c := findCond(m.Status.Conditions, v1alpha1.MachineNodeReady); c != nil && c.Reason == "PodNetworkNotReady" && m.Status.NodeRef != nil {
 				third = &m
 				return true, ""

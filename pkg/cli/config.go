@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -191,9 +190,7 @@ func load(cmd *cobra.Command, g *globalOptions, s Streams) (*config.Result, erro
 
 func write(w io.Writer, format string, v any) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(w, v)
 	}
 	out, err := yamlfmt.Marshal(v)
 	if err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -19,7 +18,7 @@ kubeadm's etcd health-check client certificate; etcd need not be reachable from 
 		Args: noUnknownCommand,
 		RunE: helpOrUnknown,
 	}
-	cmd.AddCommand(newEtcdMembersCommand(g, s), newEtcdSnapshotCommand(g, s))
+	cmd.AddCommand(newEtcdMembersCommand(g, s), newEtcdSnapshotCommand(g, s), newEtcdDefragmentCommand(g, s))
 	return cmd
 }
 
@@ -47,9 +46,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 				return err
 			}
 			if output == "json" {
-				enc := json.NewEncoder(s.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ms)
+				return printJSON(s.Out, ms)
 			}
 			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE")
@@ -60,7 +57,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 				}
 				size := "-"
 				if m.DBSize > 0 {
-					size = fmt.Sprintf("%.1f MiB", float64(m.DBSize)/(1<<20))
+					size = mib(m.DBSize)
 				}
 				fmt.Fprintf(tw, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
 			}
@@ -108,6 +105,64 @@ no file behind.`,
 	cmd.Flags().StringVarP(&file, "output", "o", "", "file to write the snapshot to (required; never overwritten)")
 	return cmd
 }
+
+func newEtcdDefragmentCommand(g *globalOptions, s Streams) *cobra.Command {
+	var (
+		sf     sshFlags
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "defragment",
+		Short: "Give the space of deleted data in etcd's database files back, one member at a time",
+		Long: `defragment rewrites each etcd member's database file without the space that deleted and
+compacted revisions left free, as etcdctl defrag does: the database shrinks, and a cluster
+that hit etcd's space quota can take writes again once the space is reclaimed.
+
+A member answers nothing while it rewrites its file (seconds for a few hundred MiB), so the
+members go one at a time: followers first, the leader last. Every member must be healthy
+before the first starts; with one down, defragmenting another could cost the cluster its
+quorum. On a cluster with one control plane the API waits while its only member is at work.
+
+Progress goes to standard error; the table (or JSON with -o json) to standard output.`,
+		Example: `  slipway etcd defragment -m cluster.yaml -t tf.json
+  slipway etcd defragment -m cluster.yaml -o json | jq '.[] | .dbSizeBefore - .dbSizeAfter'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "text", "json"); err != nil {
+				return err
+			}
+			pool, target, err := sf.connect(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			res, err := cluster.EtcdDefragment(cmd.Context(), target, func(member string, d *cluster.Defragmented) {
+				if d == nil {
+					fmt.Fprintf(s.Err, "defragmenting etcd member %s…\n", member)
+					return
+				}
+				fmt.Fprintf(s.Err, "defragmented etcd member %s: %s → %s in %.1fs\n", d.Name, mib(d.Before), mib(d.After), d.Seconds)
+			})
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return printJSON(s.Out, res)
+			}
+			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tID\tLEADER\tDB SIZE BEFORE\tAFTER\tTOOK")
+			for _, d := range res {
+				fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%.1fs\n", d.Name, d.ID, d.Leader, mib(d.Before), mib(d.After), d.Seconds)
+			}
+			return tw.Flush()
+		},
+	}
+	sf.add(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func dashIfEmpty(s string) string {
 	if s == "" {

@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -101,4 +102,11 @@ func outputFormat(v string, allowed ...string) error {
 		}
 	}
 	return usageErrorf("--output %q is not supported; use one of %s", v, strings.Join(allowed, ", "))
+}
+
+// printJSON writes v as indented JSON, what -o json prints.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -26,9 +25,7 @@ func newVersionCommand(s Streams) *cobra.Command {
 				Kubernetes string `json:"supportedKubernetes"`
 			}{version.Get(), v1beta1.SupportedVersionsText}
 			if output == "json" {
-				enc := json.NewEncoder(s.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return printJSON(s.Out, info)
 			}
 			fmt.Fprintf(s.Out, "slipway %s (commit %s, %s, %s)\nsupported Kubernetes: %s\n",
 				info.Version, orUnknown(info.GitCommit), info.GoVersion, info.Platform, info.Kubernetes)

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/etcd"
@@ -81,4 +83,83 @@ func EtcdSnapshot(ctx context.Context, t *Target, path string) (*Snapshot, error
 		return nil, fmt.Errorf("the snapshot is %s, but its checksum file could not be written: %w", path, err)
 	}
 	return &Snapshot{Path: path, Bytes: n, SHA256: sum}, nil
+}
+
+// Defragmented is one member's defragmentation, as EtcdDefragment reports it.
+type Defragmented struct {
+	Name   string `json:"name"`
+	ID     string `json:"id"`
+	Leader bool   `json:"leader"`
+	Before int64  `json:"dbSizeBefore"`
+	After  int64  `json:"dbSizeAfter"`
+	// Seconds is how long the member took, from its status before to its status after.
+	Seconds float64 `json:"seconds"`
+}
+
+// EtcdDefragment defragments every etcd member, one at a time, followers first and the leader
+// last (a defragmenting leader holds up the whole cluster's writes; done last, it happens once).
+// A member answers nothing while it rewrites its database, so every member must be healthy
+// before the first starts: with one member down, defragmenting another would cost the cluster
+// its quorum. progress, if not nil, hears of each member as it starts (d nil) and when it is done.
+func EtcdDefragment(ctx context.Context, t *Target, progress func(member string, d *Defragmented)) ([]Defragmented, error) {
+	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer ec.Close()
+	ms, err := ec.Members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	order, err := defragmentOrder(ms)
+	if err != nil {
+		return nil, err
+	}
+	var out []Defragmented
+	for _, m := range order {
+		if progress != nil {
+			progress(m.Name, nil)
+		}
+		start := time.Now()
+		before, after, err := ec.Defragment(ctx, m.ClientURL)
+		if err != nil {
+			return out, fmt.Errorf("member %s: %w", m.Name, err)
+		}
+		d := Defragmented{Name: m.Name, ID: fmt.Sprintf("%x", m.ID), Leader: m.Leader, Before: before, After: after, Seconds: time.Since(start).Seconds()}
+		out = append(out, d)
+		if progress != nil {
+			progress(m.Name, &d)
+		}
+	}
+	return out, nil
+}
+
+// defragmentOrder returns the members in the order to defragment them: followers in the order
+// etcd lists them, the leader last. It refuses when a member is unhealthy or has no client URL.
+func defragmentOrder(ms []etcd.Member) ([]etcd.Member, error) {
+	var order []etcd.Member
+	var leader *etcd.Member
+	var down []string
+	for i := range ms {
+		m := &ms[i]
+		switch {
+		case m.ClientURL == "" || !m.Healthy:
+			name := m.Name
+			if name == "" {
+				name = fmt.Sprintf("%x (not started)", m.ID)
+			}
+			down = append(down, name)
+		case m.Leader:
+			leader = m
+		default:
+			order = append(order, *m)
+		}
+	}
+	if len(down) > 0 {
+		return nil, fmt.Errorf("etcd member %s does not answer: defragmenting another member now could cost the cluster its quorum; bring it back first (slipway etcd members shows them)", strings.Join(down, ", "))
+	}
+	if leader == nil {
+		return nil, fmt.Errorf("no etcd member says it is the leader: the cluster has no quorum")
+	}
+	return append(order, *leader), nil
 }

@@ -13,23 +13,26 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/etcd"
 )
 
-// checkEtcd lists the members and saves a snapshot that must hold data written just before.
+// checkEtcd lists the members, saves a snapshot that must hold data written just before, and
+// defragments every member, the leader last.
 func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
 	r := h.slipway(nil, "etcd", "members", "-m", manifest, "-o", "json")
 	var ms []etcd.Member
 	if err := json.Unmarshal([]byte(r.stdout), &ms); r.code != 0 || err != nil {
 		t.Fatalf("etcd members: exit code %d, %v\n%s", r.code, err, r.out)
 	}
-	leaders := 0
+	leaders, leader := 0, ""
 	for _, m := range ms {
 		if !m.Healthy || m.Version == "" || m.DBSize == 0 {
 			t.Errorf("member %s: healthy %t, version %q, db size %d", m.Name, m.Healthy, m.Version, m.DBSize)
 		}
 		if m.Leader {
 			leaders++
+			leader = m.Name
 		}
 	}
 	if len(ms) != controlPlanes || leaders != 1 {
@@ -74,5 +77,43 @@ func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(after, data) {
 		t.Error("the refused snapshot changed the file")
+	}
+
+	h.checkDefragment(t, manifest, controlPlanes, leader)
+}
+
+// checkDefragment defragments every member and checks the order (the leader, as etcd members
+// named it just before, last), the progress on standard error, and that every member answers
+// afterwards. That the space comes back is pkg/etcd's TestDefragment: the API server compacts
+// only every five minutes, so here little space is free.
+func (h *harness) checkDefragment(t *testing.T, manifest string, controlPlanes int, leader string) {
+	r := h.slipway(nil, "etcd", "defragment", "-m", manifest, "-o", "json")
+	var ds []cluster.Defragmented
+	if err := json.Unmarshal([]byte(r.stdout), &ds); r.code != 0 || err != nil {
+		t.Fatalf("etcd defragment: exit code %d, %v\n%s", r.code, err, r.out)
+	}
+	if len(ds) != controlPlanes {
+		t.Fatalf("%d members defragmented; want %d", len(ds), controlPlanes)
+	}
+	for i, d := range ds {
+		if d.Before <= 0 || d.After <= 0 || d.Leader != (i == len(ds)-1) {
+			t.Errorf("member %d of %d: %+v; want both sizes, and the leader last", i+1, len(ds), d)
+		}
+		if !strings.Contains(r.out, "defragmented etcd member "+d.Name+":") {
+			t.Errorf("no progress line for member %s", d.Name)
+		}
+	}
+	if last := ds[len(ds)-1].Name; last != leader {
+		t.Errorf("the last member defragmented is %s; etcd members named %s the leader", last, leader)
+	}
+	r = h.slipway(nil, "etcd", "members", "-m", manifest, "-o", "json")
+	var ms []etcd.Member
+	if err := json.Unmarshal([]byte(r.stdout), &ms); r.code != 0 || err != nil {
+		t.Fatalf("etcd members after the defragmentation: exit code %d, %v\n%s", r.code, err, r.out)
+	}
+	for _, m := range ms {
+		if !m.Healthy {
+			t.Errorf("member %s is not healthy after the defragmentation", m.Name)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,11 +14,11 @@ import (
 func newCertificatesCommand(g *globalOptions, s Streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "certificates",
-		Short: "Check the expiry of kubeadm's certificates",
+		Short: "Check and renew kubeadm's certificates",
 		Args:  noUnknownCommand,
 		RunE:  helpOrUnknown,
 	}
-	cmd.AddCommand(newCertificatesCheckCommand(g, s))
+	cmd.AddCommand(newCertificatesCheckCommand(g, s), newCertificatesRenewCommand(g, s))
 	return cmd
 }
 
@@ -54,6 +55,64 @@ or a control plane cannot be read.`,
 				return fmt.Errorf("%w:\n  - %s", ErrUnhealthy, strings.Join(problems, "\n  - "))
 			}
 			return nil
+		},
+	}
+	sf.add(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func newCertificatesRenewCommand(g *globalOptions, s Streams) *cobra.Command {
+	var (
+		sf     sshFlags
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "renew",
+		Short: "Renew kubeadm's certificates on every control plane, one at a time",
+		Long: `renew runs kubeadm certs renew all on each control plane in turn: every certificate kubeadm
+made, except the CAs, is issued again for another year (the CAs and keys stay). Then it
+restarts the static pods that read their certificates only when they start, one after the
+other, each waited for before the next: the API server (until /readyz answers), the
+controller manager and the scheduler. etcd reads its certificates for every connection and is
+not restarted. While one control plane's API server restarts the others serve, so a cluster
+with several control planes behind a load balancer keeps its API; with one control plane the
+API is away for a few seconds.
+
+Before it starts, every control plane must be reachable and every API server ready, unless a
+control plane's certificates have already expired (renewing is then the repair). Afterwards
+each certificate must expire later than before, or renew fails and says which did not.
+
+Kubeconfigs fetched before (slipway kubeconfig) embed the old admin certificate, which stays
+valid until its own expiry: fetch a new one. Kubelets renew their own client certificates.`,
+		Example: `  slipway certificates check -m cluster.yaml -t tf.json
+  slipway certificates renew -m cluster.yaml -t tf.json
+  slipway certificates renew -m cluster.yaml -o json | jq '.[].earliestExpiryAfter'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(output, "text", "json"); err != nil {
+				return err
+			}
+			pool, target, err := sf.connect(cmd, g, s)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			res, err := cluster.RenewCertificates(cmd.Context(), target, func(host, stage string, elapsed time.Duration) {
+				fmt.Fprintf(s.Err, "[%s] %s (%.1fs)\n", host, stage, elapsed.Seconds())
+			})
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return printJSON(s.Out, res)
+			}
+			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "HOST\tRENEWED\tFIRST EXPIRY BEFORE\tAFTER\tTOOK")
+			for _, r := range res {
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1fs\n", r.Host, r.Renewed, r.Before.Format(time.DateOnly), r.After.Format(time.DateOnly), r.Seconds)
+			}
+			return tw.Flush()
 		},
 	}
 	sf.add(cmd)

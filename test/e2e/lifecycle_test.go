@@ -48,8 +48,8 @@ func keepsContainerd1(t *testing.T, version string) bool {
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
-// snapshot, a user kubeconfig held to RBAC, status (healthy, then with a control plane stopped),
-// the repair of a reinstalled control plane, reset, a small cluster on the same hosts, an upgrade
+// snapshot and defragmentation, a user kubeconfig held to RBAC, status (healthy, then with a
+// control plane stopped), certificates renewed under an API prober, the repair of a reinstalled control plane, reset, a small cluster on the same hosts, an upgrade
 // under a continuously probed workload, and a fresh host joined by a pool Machine's user-data.
 func TestLifecycle(t *testing.T) {
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
@@ -128,6 +128,10 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("status, healthy and with a control plane stopped", func(t *testing.T) {
 		h.with(t).checkStatus(t, ha, all, 3)
+	})
+
+	t.Run("certificates renewed while the API answers through the load balancer", func(t *testing.T) {
+		h.with(t).checkRenew(t, ha, []string{"cp-1", "cp-2", "cp-3"})
 	})
 
 	t.Run("repair of a reinstalled control plane", func(t *testing.T) {

@@ -103,7 +103,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"etcd snapshot without a file", []string{"etcd", "snapshot", "-m", "x"}, ExitUsage, "snapshot needs -o FILE"},
 		{"kubeconfig: --group without --user", []string{"kubeconfig", "--group", "dev", "-m", "x"}, ExitUsage, "--group and --ttl need --user"},
 		{"kubeconfig: system:masters", []string{"kubeconfig", "--user", "jane", "--group", "system:masters", "-m", "x"}, ExitUsage, "RBAC cannot restrict"},
-		{"certificates: unknown subcommand", []string{"certificates", "renew"}, ExitUsage, `unknown command "renew" for "slipway certificates"`},
+		{"certificates: unknown subcommand", []string{"certificates", "rotate"}, ExitUsage, `unknown command "rotate" for "slipway certificates"`},
 		{"certificates check: bad output format", []string{"certificates", "check", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"etcd members: bad output format", []string{"etcd", "members", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 	}

@@ -100,6 +100,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 	cmd.Flags().BoolVarP(&opts.AutoApprove, "auto-approve", "y", false, "carry out the plan without asking")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "plan format: text or json")
 	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "raise the kubelet version of every existing MachineDeployment in kube-system to versions.kubernetes, so the machine-controller rolls them (without it, existing pools keep their version)")
+	cmd.Flags().BoolVar(&opts.RenewCertificates, "renew-certificates", false, "after the plan, renew kubeadm's certificates on every control plane, one at a time (as slipway certificates renew does); apply warns when one expires within 30 days")
 	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
 	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd

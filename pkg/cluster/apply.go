@@ -33,6 +33,9 @@ type ApplyOptions struct {
 	// Ready Nodes, for at most PoolTimeout (0: phases.DefaultPoolTimeout).
 	WaitPools   bool
 	PoolTimeout time.Duration
+	// RenewCertificates renews kubeadm's certificates on every control plane after the plan
+	// (RenewCertificates, as slipway certificates renew does).
+	RenewCertificates bool
 	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
@@ -67,6 +70,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err := checkCgroups(t.Manifest, observed.Facts, opts.Log); err != nil {
 		return err
 	}
+	warnExpiring(ctx, t, opts.RenewCertificates, opts.Log)
 	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
 	if err != nil {
 		return err
@@ -110,7 +114,31 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 			return err
 		}
 	}
+	if opts.RenewCertificates {
+		fmt.Fprintln(opts.Log, "Renewing kubeadm's certificates, one control plane at a time...")
+		if _, err := RenewCertificates(ctx, t, func(host, stage string, elapsed time.Duration) {
+			fmt.Fprintf(opts.Log, "[%s] %s (%.1fs)\n", host, stage, elapsed.Seconds())
+		}); err != nil {
+			return err
+		}
+	}
 	return saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log)
+}
+
+// warnExpiring warns of kubeadm certificates that expire within CertificateWarning: kubeadm
+// renews them only on upgrades, and a cluster whose certificates expired stops working.
+// A control plane that cannot be read is the probe's concern, not this warning's.
+func warnExpiring(ctx context.Context, t *Target, renewing bool, log io.Writer) {
+	var warnings []string
+	for _, h := range CertificateExpiry(ctx, t) {
+		warnings = append(warnings, expiring(h.Host, h.Certificates, time.Now())...)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(log, "Warning: %s\n", w)
+	}
+	if len(warnings) > 0 && !renewing {
+		fmt.Fprintln(log, "  slipway certificates renew renews them without downtime (or apply --renew-certificates, after the plan)")
+	}
 }
 
 // lockLeader takes the apply lock on the manifest's leader.

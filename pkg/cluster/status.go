@@ -295,15 +295,7 @@ func (st *Status) judge(now time.Time) []string {
 		if h.Reachable && h.API != "ok" {
 			out = append(out, fmt.Sprintf("the API server on %s is not ready (/readyz: %s)", h.Name, orUnknown(h.API)))
 		}
-		for _, c := range h.Certificates {
-			if left := c.NotAfter.Sub(now); left < CertificateWarning {
-				what := fmt.Sprintf("expires in %s", left.Round(time.Hour))
-				if left <= 0 {
-					what = "has expired"
-				}
-				out = append(out, fmt.Sprintf("certificate %s (%s) on %s %s, on %s: renew it", c.File, c.Subject, h.Name, what, c.NotAfter.Format(time.DateOnly)))
-			}
-		}
+		out = append(out, expiring(h.Name, h.Certificates, now)...)
 	}
 	healthy := 0
 	for _, m := range st.Etcd {
@@ -379,6 +371,21 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// expiring says which of a host's certificates expire within CertificateWarning, or have.
+func expiring(host string, certs []Certificate, now time.Time) []string {
+	var out []string
+	for _, c := range certs {
+		if left := c.NotAfter.Sub(now); left < CertificateWarning {
+			what := fmt.Sprintf("expires in %s", left.Round(time.Hour))
+			if left <= 0 {
+				what = "has expired"
+			}
+			out = append(out, fmt.Sprintf("certificate %s (%s) on %s %s, on %s: renew it", c.File, c.Subject, host, what, c.NotAfter.Format(time.DateOnly)))
+		}
+	}
+	return out
 }
 
 // HostCertificates are one control plane's kubeadm certificates.

@@ -21,10 +21,22 @@ import (
 // checkRenew renews every control plane's certificates while a client reads the API through
 // the load balancer, and checks that not one of its requests failed, that every certificate but
 // the CAs expires later, and that the API servers and etcd members serve the new ones.
+//
+// Before that, kubeadm gives cp-1 an API server certificate valid for ten days (as a cluster
+// nobody renewed for a year would have), and apply must warn of it.
 func (h *harness) checkRenew(t *testing.T, manifest string, controlPlanes []string) {
 	before := h.certificates(t, manifest)
+	short := fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v%s\ncertificateValidityPeriod: 240h0m0s\n", strings.TrimPrefix(previous, "v"))
+	if _, err := h.onHost("cp-1", "cat > /tmp/short.yaml <<'EOF'\n"+short+"EOF\nkubeadm certs renew apiserver --config /tmp/short.yaml && rm /tmp/short.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	r := h.slipway(nil, "apply", "-m", manifest, "--dry-run")
+	if want := "Warning: certificate /etc/kubernetes/pki/apiserver.crt (kube-apiserver) on cp-1 expires in"; r.code != 0 || !strings.Contains(r.out, want) {
+		t.Errorf("apply --dry-run with a certificate that expires in ten days: exit code %d; want 0 and %q\n%s", r.code, want, r.out)
+	}
+
 	p := startAPIProber(h.kube("e2e"))
-	r := h.slipway(nil, "certificates", "renew", "-m", manifest, "-o", "json")
+	r = h.slipway(nil, "certificates", "renew", "-m", manifest, "-o", "json")
 	ok, failures := p.stop()
 	var res []cluster.RenewedHost
 	if err := json.Unmarshal([]byte(r.stdout), &res); r.code != 0 || err != nil {

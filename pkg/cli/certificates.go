@@ -77,7 +77,8 @@ other, each waited for before the next: the API server (until /readyz answers), 
 controller manager and the scheduler. etcd reads its certificates for every connection and is
 not restarted. While one control plane's API server restarts the others serve, so a cluster
 with several control planes behind a load balancer keeps its API; with one control plane the
-API is away for a few seconds.
+API is away for up to half a minute. Each control plane takes about a minute and a half: an API
+server stops listening at once but may take the kubelet's 30-second grace period to exit.
 
 Before it starts, every control plane must be reachable and every API server ready, unless a
 control plane's certificates have already expired (renewing is then the repair). Afterwards

@@ -44,12 +44,14 @@ const criFunctions = `cri() { crictl --runtime-endpoint unix:///run/containerd/c
 `
 
 // stopScript stops the running container of a static pod with SIGTERM (the kubelet starts a new
-// one at once) and prints the stopped container's ID.
+// one at once) and prints the stopped container's ID. It is killed after 30 s, the grace period
+// the kubelet gives kubeadm's static pods: a kube-apiserver stops listening at once, then may
+// wait that long for requests that never end.
 func stopScript(component string) string {
 	return fmt.Sprintf(`set -eu
 %[1]sold=$(cri ps --name '^%[2]s$' --state running -q | head -n1)
 [ -n "$old" ] || { echo "no running %[2]s container" >&2; exit 1; }
-cri stop --timeout 60 "$old" >/dev/null
+cri stop --timeout 30 "$old" >/dev/null
 echo "$old"
 `, criFunctions, component)
 }

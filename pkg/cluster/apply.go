@@ -47,7 +47,7 @@ type ApplyOptions struct {
 var ErrNotConfirmed = errors.New("apply cancelled: the plan was not confirmed")
 
 // Apply converges the cluster: lock, probe, render the desired state, plan, confirm, run the
-// plan's phases, save the kubeconfig. The lock comes first, so that the plan is built from what
+// plan's phases, save the kubeconfig and, the first time, a backup of the CAs and keys. The lock comes first, so that the plan is built from what
 // no other run is changing; a dry run changes nothing and takes no lock.
 func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if opts.Log == nil {
@@ -122,7 +122,10 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 			return err
 		}
 	}
-	return saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log)
+	if err := saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log); err != nil {
+		return err
+	}
+	return savePKIBackup(ctx, t, opts.Log)
 }
 
 // warnExpiring warns of kubeadm certificates that expire within CertificateWarning: kubeadm

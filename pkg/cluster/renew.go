@@ -9,7 +9,6 @@ import (
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
-	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
 // RenewedHost is one control plane's certificate renewal, as RenewCertificates reports it.
@@ -77,12 +76,7 @@ echo "health $code"
 // certificate that is not a CA must expire later than before; one that does not is an error.
 // progress, if not nil, hears each stage with the host's elapsed time.
 func RenewCertificates(ctx context.Context, t *Target, progress func(host, stage string, elapsed time.Duration)) ([]RenewedHost, error) {
-	var cps []*inventory.Node
-	for _, n := range t.Nodes {
-		if n.Role == plan.ControlPlane {
-			cps = append(cps, n)
-		}
-	}
+	cps := controlPlanes(t.Nodes)
 	now := time.Now()
 	before := map[*inventory.Node]HostStatus{}
 	var problems []string

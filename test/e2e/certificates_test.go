@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -172,4 +175,35 @@ func (p *apiProber) stop() (ok int, failures []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ok, p.failures
+}
+
+// checkPKIBackup checks the backup apply saved of the CAs and keys: mode 0600, and the keys
+// that cp-1 holds.
+func (h *harness) checkPKIBackup(t *testing.T) {
+	path := filepath.Join(h.dir, "e2e-pki.tar.gz")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("apply saved no backup of the CAs and keys: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %o; it holds the CA keys, want 0600", path, fi.Mode().Perm())
+	}
+	out, err := exec.Command("tar", "-xzOf", path, "pki/ca.key").Output()
+	if err != nil {
+		t.Fatalf("tar -xzOf %s pki/ca.key: %v", path, err)
+	}
+	onHost, err := h.onHost("cp-1", "cat /etc/kubernetes/pki/ca.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != onHost {
+		t.Error("the backup's ca.key is not cp-1's")
+	}
+	list, err := exec.Command("tar", "-tzf", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(list)); len(got) != 8 {
+		t.Errorf("the backup holds %v; want the three CAs with their keys and the service-account key pair", got)
+	}
 }

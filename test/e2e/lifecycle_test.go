@@ -72,6 +72,7 @@ func TestLifecycle(t *testing.T) {
 		h.expectEtcdMembers(c, 3)
 		h.importNetcheck(all...)
 		h.checkPodNetwork(c, 4)
+		h.checkPKIBackup(t)
 	})
 
 	t.Run("re-apply is a no-op", func(t *testing.T) {
@@ -177,7 +178,11 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("one control plane and two workers on the reset hosts", func(t *testing.T) {
 		h := h.with(t)
-		h.mustApply(small(previous))
+		r := h.mustApply(small(previous))
+		// A cluster made anew has a new CA: the backup of the old one stays, and apply says so.
+		if want := "Warning: e2e-pki.tar.gz does not hold the CA and keys of this cluster"; !strings.Contains(r.out, want) {
+			t.Errorf("apply of a new cluster under the old one's name does not say %q", want)
+		}
 		c := h.kube("e2e")
 		h.expectNodes(c, smallHosts, previous)
 		h.importNetcheck(smallHosts...)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/plan"
@@ -186,7 +187,44 @@ func writeNew(path string, data []byte) error {
 		return err
 	}
 	if err := os.Link(f.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists: slipway does not overwrite a backup; remove it or choose another place", path)
+		}
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// Backup is what TakeBackup wrote.
+type Backup struct {
+	PKI      string    `json:"pki"`
+	Snapshot *Snapshot `json:"etcdSnapshot"`
+}
+
+// TakeBackup writes, into dir (made 0700 if missing), a fresh backup of the cluster: its CAs and
+// service-account keys (<cluster>-<time>-pki.tar.gz) and a consistent etcd snapshot
+// (<cluster>-<time>-etcd.db, with its .sha256), each mode 0600. Together they are what a
+// cluster whose control planes were all lost is rebuilt from. Existing files are never
+// overwritten.
+func TakeBackup(ctx context.Context, t *Target, dir string, now time.Time) (*Backup, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("making the backup directory: %w", err)
+	}
+	prefix := filepath.Join(dir, t.Manifest.Name+"-"+now.UTC().Format("20060102T150405Z"))
+	files, _, err := fetchPKI(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("backing up the cluster's CA and keys: %w", err)
+	}
+	data, err := writePKIBackup(files)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backup{PKI: prefix + "-pki.tar.gz"}
+	if err := writeNew(b.PKI, data); err != nil {
+		return nil, err
+	}
+	if b.Snapshot, err = EtcdSnapshot(ctx, t, prefix+"-etcd.db"); err != nil {
+		return nil, fmt.Errorf("the CA and keys are in %s, but the etcd snapshot failed: %w", b.PKI, err)
+	}
+	return b, nil
 }

@@ -80,6 +80,39 @@ func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
 	}
 
 	h.checkDefragment(t, manifest, controlPlanes, leader)
+	h.checkBackup(t, manifest)
+}
+
+// checkBackup takes a backup into a new directory: the CAs and keys of cp-1 and an etcd
+// snapshot that passes its own check, every file 0600 in a 0700 directory.
+func (h *harness) checkBackup(t *testing.T, manifest string) {
+	dir := filepath.Join(h.dir, "backups")
+	r := h.slipway(nil, "backup", "-m", manifest, dir, "-o", "json")
+	var b cluster.Backup
+	if err := json.Unmarshal([]byte(r.stdout), &b); r.code != 0 || err != nil || b.Snapshot == nil {
+		t.Fatalf("backup: exit code %d, %v\n%s", r.code, err, r.out)
+	}
+	for f, want := range map[string]os.FileMode{dir: 0o700, b.PKI: 0o600, b.Snapshot.Path: 0o600, b.Snapshot.Path + ".sha256": 0o600} {
+		if fi, err := os.Stat(f); err != nil {
+			t.Error(err)
+		} else if fi.Mode().Perm() != want {
+			t.Errorf("%s has mode %o; want %o", f, fi.Mode().Perm(), want)
+		}
+	}
+	data, err := os.ReadFile(b.Snapshot.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := etcd.VerifySnapshot(bytes.NewReader(data)); err != nil {
+		t.Error(err)
+	}
+	key, err := exec.Command("tar", "-xzOf", b.PKI, "pki/ca.key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onHost, err := h.onHost("cp-1", "cat /etc/kubernetes/pki/ca.key"); err != nil || string(key) != onHost {
+		t.Errorf("the backup's ca.key is not cp-1's (%v)", err)
+	}
 }
 
 // checkDefragment defragments every member and checks the order (the leader, as etcd members

@@ -66,7 +66,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 
   # The plan for automation
   slipway apply -m cluster.yaml -t tf.json --dry-run -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

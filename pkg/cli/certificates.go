@@ -37,7 +37,7 @@ within a year stops working. check exits with code 4 when a certificate expires 
 or a control plane cannot be read.`,
 		Example: `  slipway certificates check -m cluster.yaml -t tf.json
   slipway certificates check -m cluster.yaml -o json | jq '.[].certificates[0]'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
@@ -89,7 +89,7 @@ valid until its own expiry: fetch a new one. Kubelets renew their own client cer
 		Example: `  slipway certificates check -m cluster.yaml -t tf.json
   slipway certificates renew -m cluster.yaml -t tf.json
   slipway certificates renew -m cluster.yaml -o json | jq '.[].earliestExpiryAfter'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

@@ -106,6 +106,13 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"certificates: unknown subcommand", []string{"certificates", "rotate"}, ExitUsage, `unknown command "rotate" for "slipway certificates"`},
 		{"certificates check: bad output format", []string{"certificates", "check", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"etcd members: bad output format", []string{"etcd", "members", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"etcd defragment: bad output format", []string{"etcd", "defragment", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"etcd defragment: an argument", []string{"etcd", "defragment", "cp-1", "-m", "x"}, ExitUsage, `slipway etcd defragment takes no arguments, got ["cp-1"]`},
+		{"certificates renew: bad output format", []string{"certificates", "renew", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"certificates renew: no manifest", []string{"certificates", "renew"}, ExitConfig, "pass -m/--manifest"},
+		{"backup without a directory", []string{"backup", "-m", "x"}, ExitUsage, "backup needs one argument, the directory to write into"},
+		{"backup: two directories", []string{"backup", "-m", "x", "a", "b"}, ExitUsage, "backup needs one argument"},
+		{"backup: bad output format", []string{"backup", "-m", "x", "dir", "-o", "yaml"}, ExitUsage, `--output "yaml" is not supported`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ func newConfigPrintCommand(s Streams) *cobra.Command {
 documentation as YAML comments. Alternatives that are not chosen are commented out, so the
 full output is itself a valid manifest.`,
 		Example: "  slipway config print > cluster.yaml\n  slipway config print --full | less",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if full {
 				_, err := io.WriteString(s.Out, v1beta1.Reference())
@@ -61,7 +61,7 @@ which values slipway will use. Secrets (registry passwords, auth strings and ide
 tokens, proxy passwords, the cloud configuration) are shown as <redacted> unless
 --show-secrets is given.`,
 		Example: "  slipway config dump -m cluster.yaml -t tf.json\n  terraform output -json | slipway config dump -m cluster.yaml -t - -o json",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "yaml", "json"); err != nil {
 				return err
@@ -89,7 +89,7 @@ func newConfigMachineDeploymentsCommand(g *globalOptions, s Streams) *cobra.Comm
 		Aliases: []string{"md"},
 		Short:   "Print the MachineDeployments that apply creates for the worker pools",
 		Example: "  slipway config machinedeployments -m cluster.yaml -t tf.json\n  slipway config machinedeployments -m cluster.yaml -t ./terraform | kubectl apply -f -",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "yaml", "json"); err != nil {
 				return err
@@ -140,7 +140,7 @@ each image.`,
   slipway config images -m cluster.yaml -t tf.json -o json
   # check that the registry serves every image the cluster will ask for:
   slipway config images -m cluster.yaml | xargs -n1 docker pull`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

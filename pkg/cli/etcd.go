@@ -31,7 +31,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 		Use:     "members",
 		Short:   "List the etcd members with their health, version, database size and the leader",
 		Example: `  slipway etcd members -m cluster.yaml -t tf.json`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
@@ -83,7 +83,7 @@ FILE.sha256 beside it (sha256sum -c reads it). FILE is written with mode 0600: i
 Secret of the cluster. An existing FILE is never overwritten, and an interrupted snapshot leaves
 no file behind.`,
 		Example: `  slipway etcd snapshot -m cluster.yaml -o etcd-$(date +%F).db`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return usageErrorf("snapshot needs -o FILE")
@@ -126,7 +126,7 @@ quorum. On a cluster with one control plane the API waits while its only member 
 Progress goes to standard error; the table (or JSON with -o json) to standard output.`,
 		Example: `  slipway etcd defragment -m cluster.yaml -t tf.json
   slipway etcd defragment -m cluster.yaml -o json | jq '.[] | .dbSizeBefore - .dbSizeAfter'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

@@ -28,7 +28,7 @@ cannot be revoked: keep --ttl short, and remove the user's RoleBindings to take 
 system:masters and kubeadm:cluster-admins are refused; the admin kubeconfig is for that.`,
 		Example: `  slipway kubeconfig -m cluster.yaml -t tf.json > admin.conf && chmod 600 admin.conf
   slipway kubeconfig -m cluster.yaml --user jane --group developers --ttl 8h > jane.conf`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if user.User == "" && (len(user.Groups) > 0 || cmd.Flags().Changed("ttl")) {
 				return usageErrorf("--group and --ttl need --user")

@@ -36,7 +36,7 @@ With -o json the manifest and the warnings are printed as one JSON object
   slipway config dump -m cluster.yaml -t ./terraform     # the same Terraform KubeOne used
   # the warnings alone, machine-readably:
   slipway config migrate --from-kubeone kubeone.yaml -o json | jq -r '.warnings[] | .path + ": " + .message'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "yaml", "json"); err != nil {
 				return err

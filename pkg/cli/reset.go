@@ -20,7 +20,7 @@ configuration, kube-proxy and CNI iptables rules and slipway's files, leaving th
 for a new apply. Data in the cluster is lost.`,
 		Example: `  slipway reset -m cluster.yaml -t tf.json
   slipway reset -m cluster.yaml -t tf.json --auto-approve --remove-binaries`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pool, target, err := sf.connect(cmd, g, s)
 			if err != nil {

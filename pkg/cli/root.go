@@ -76,6 +76,14 @@ Exit codes: 0 success, 1 the operation failed, 2 wrong command line,
 }
 
 // noUnknownCommand rejects arguments to commands that only have subcommands.
+// noArgs refuses positional arguments to a command that takes none, as a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return &UsageError{Err: fmt.Errorf("%s takes no arguments, got %q (see %s --help)", c.CommandPath(), args, c.CommandPath())}
+}
+
 func noUnknownCommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil

@@ -33,7 +33,7 @@ within 30 days (kubeadm renews them only on upgrades), or a worker pool has fewe
 than replicas. status then lists why and exits with code 4, so that it can gate scripts and CI.`,
 		Example: `  slipway status -m cluster.yaml -t tf.json
   slipway status -m cluster.yaml -o json | jq '.problems'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

@@ -15,7 +15,7 @@ func newVersionCommand(s Streams) *cobra.Command {
 		Use:     "version",
 		Short:   "Print slipway's version and the Kubernetes versions it supports",
 		Example: "  slipway version\n  slipway version -o json",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err

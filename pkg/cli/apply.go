@@ -12,7 +12,6 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/phases"
-	"github.com/slipway-dev/slipway/pkg/ssh"
 )
 
 // sshFlags are the SSH settings of commands that reach hosts.
@@ -106,14 +105,19 @@ the pools that failed), a second one with the worker pools as the run left them:
 	return cmd
 }
 
-// connect loads the manifest (and Terraform output) and prepares SSH to its hosts, for the
-// commands that reach an existing cluster; close the pool when done.
-func (f *sshFlags) connect(cmd *cobra.Command, g *globalOptions, s Streams) (*ssh.Pool, *cluster.Target, error) {
+// with loads the manifest (and Terraform output), prepares SSH to its hosts and runs do on
+// them, for the commands that reach an existing cluster; the connections close afterwards.
+func (f *sshFlags) with(cmd *cobra.Command, g *globalOptions, s Streams, do func(*cluster.Target) error) error {
 	res, err := load(cmd, g, s)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return cluster.Connect(res.Cluster, f.connectOptions(g, s))
+	pool, target, err := cluster.Connect(res.Cluster, f.connectOptions(g, s))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return do(target)
 }
 
 func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOptions {

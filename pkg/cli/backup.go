@@ -39,20 +39,17 @@ regular copies an operator keeps, with the etcd data of the day.`,
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				b, err := cluster.TakeBackup(cmd.Context(), target, dir, time.Now())
+				if err != nil {
+					return err
+				}
+				if output == "json" {
+					return printJSON(s.Out, b)
+				}
+				_, err = fmt.Fprintf(s.Out, "CAs and keys: %s\netcd snapshot: %s (%s, sha256 %s)\n", b.PKI, b.Snapshot.Path, mib(b.Snapshot.Bytes), b.Snapshot.SHA256)
 				return err
-			}
-			defer pool.Close()
-			b, err := cluster.TakeBackup(cmd.Context(), target, dir, time.Now())
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return printJSON(s.Out, b)
-			}
-			_, err = fmt.Fprintf(s.Out, "CAs and keys: %s\netcd snapshot: %s (%s, sha256 %s)\n", b.PKI, b.Snapshot.Path, mib(b.Snapshot.Bytes), b.Snapshot.SHA256)
-			return err
+			})
 		},
 	}
 	sf.add(cmd)

@@ -42,19 +42,16 @@ or a control plane cannot be read.`,
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			problems, err := cluster.PrintCertificates(s.Out, cluster.CertificateExpiry(cmd.Context(), target), output == "json", time.Now())
-			if err != nil {
-				return err
-			}
-			if len(problems) > 0 {
-				return fmt.Errorf("%w:\n  - %s", ErrUnhealthy, strings.Join(problems, "\n  - "))
-			}
-			return nil
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				problems, err := cluster.PrintCertificates(s.Out, cluster.CertificateExpiry(cmd.Context(), target), output == "json", time.Now())
+				if err != nil {
+					return err
+				}
+				if len(problems) > 0 {
+					return fmt.Errorf("%w:\n  - %s", ErrUnhealthy, strings.Join(problems, "\n  - "))
+				}
+				return nil
+			})
 		},
 	}
 	sf.add(cmd)
@@ -94,26 +91,23 @@ valid until its own expiry: fetch a new one. Kubelets renew their own client cer
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			res, err := cluster.RenewCertificates(cmd.Context(), target, func(host, stage string, elapsed time.Duration) {
-				fmt.Fprintf(s.Err, "[%s] %s (%.1fs)\n", host, stage, elapsed.Seconds())
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				res, err := cluster.RenewCertificates(cmd.Context(), target, func(host, stage string, elapsed time.Duration) {
+					fmt.Fprintf(s.Err, "[%s] %s (%.1fs)\n", host, stage, elapsed.Seconds())
+				})
+				if err != nil {
+					return err
+				}
+				if output == "json" {
+					return printJSON(s.Out, res)
+				}
+				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "HOST\tRENEWED\tFIRST EXPIRY BEFORE\tAFTER\tTOOK")
+				for _, r := range res {
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1fs\n", r.Host, r.Renewed, r.Before.Format(time.DateOnly), r.After.Format(time.DateOnly), r.Seconds)
+				}
+				return tw.Flush()
 			})
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return printJSON(s.Out, res)
-			}
-			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HOST\tRENEWED\tFIRST EXPIRY BEFORE\tAFTER\tTOOK")
-			for _, r := range res {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1fs\n", r.Host, r.Renewed, r.Before.Format(time.DateOnly), r.After.Format(time.DateOnly), r.Seconds)
-			}
-			return tw.Flush()
 		},
 	}
 	sf.add(cmd)

@@ -36,32 +36,29 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			ms, err := cluster.EtcdMembers(cmd.Context(), target)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return printJSON(s.Out, ms)
-			}
-			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE")
-			for _, m := range ms {
-				peer := ""
-				if len(m.PeerURLs) > 0 {
-					peer = m.PeerURLs[0]
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				ms, err := cluster.EtcdMembers(cmd.Context(), target)
+				if err != nil {
+					return err
 				}
-				size := "-"
-				if m.DBSize > 0 {
-					size = mib(m.DBSize)
+				if output == "json" {
+					return printJSON(s.Out, ms)
 				}
-				fmt.Fprintf(tw, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
-			}
-			return tw.Flush()
+				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE")
+				for _, m := range ms {
+					peer := ""
+					if len(m.PeerURLs) > 0 {
+						peer = m.PeerURLs[0]
+					}
+					size := "-"
+					if m.DBSize > 0 {
+						size = mib(m.DBSize)
+					}
+					fmt.Fprintf(tw, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
+				}
+				return tw.Flush()
+			})
 		},
 	}
 	sf.add(cmd)
@@ -88,17 +85,14 @@ no file behind.`,
 			if file == "" {
 				return usageErrorf("snapshot needs -o FILE")
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				snap, err := cluster.EtcdSnapshot(cmd.Context(), target, file)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(s.Out, "etcd snapshot written to %s (%.1f MiB, sha256 %s)\n", snap.Path, float64(snap.Bytes)/(1<<20), snap.SHA256)
 				return err
-			}
-			defer pool.Close()
-			snap, err := cluster.EtcdSnapshot(cmd.Context(), target, file)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(s.Out, "etcd snapshot written to %s (%.1f MiB, sha256 %s)\n", snap.Path, float64(snap.Bytes)/(1<<20), snap.SHA256)
-			return err
+			})
 		},
 	}
 	sf.add(cmd)
@@ -131,30 +125,27 @@ Progress goes to standard error; the table (or JSON with -o json) to standard ou
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			res, err := cluster.EtcdDefragment(cmd.Context(), target, func(member string, d *cluster.Defragmented) {
-				if d == nil {
-					fmt.Fprintf(s.Err, "defragmenting etcd member %s…\n", member)
-					return
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				res, err := cluster.EtcdDefragment(cmd.Context(), target, func(member string, d *cluster.Defragmented) {
+					if d == nil {
+						fmt.Fprintf(s.Err, "defragmenting etcd member %s…\n", member)
+						return
+					}
+					fmt.Fprintf(s.Err, "defragmented etcd member %s: %s → %s in %.1fs\n", d.Name, mib(d.Before), mib(d.After), d.Seconds)
+				})
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(s.Err, "defragmented etcd member %s: %s → %s in %.1fs\n", d.Name, mib(d.Before), mib(d.After), d.Seconds)
+				if output == "json" {
+					return printJSON(s.Out, res)
+				}
+				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tID\tLEADER\tDB SIZE BEFORE\tAFTER\tTOOK")
+				for _, d := range res {
+					fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%.1fs\n", d.Name, d.ID, d.Leader, mib(d.Before), mib(d.After), d.Seconds)
+				}
+				return tw.Flush()
 			})
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return printJSON(s.Out, res)
-			}
-			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tID\tLEADER\tDB SIZE BEFORE\tAFTER\tTOOK")
-			for _, d := range res {
-				fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%.1fs\n", d.Name, d.ID, d.Leader, mib(d.Before), mib(d.After), d.Seconds)
-			}
-			return tw.Flush()
 		},
 	}
 	sf.add(cmd)

@@ -38,28 +38,25 @@ system:masters and kubeadm:cluster-admins are refused; the admin kubeconfig is f
 					return &UsageError{Err: err}
 				}
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			if user.User == "" {
-				data, err := cluster.FetchKubeconfig(cmd.Context(), target)
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				if user.User == "" {
+					data, err := cluster.FetchKubeconfig(cmd.Context(), target)
+					if err != nil {
+						return err
+					}
+					_, err = s.Out.Write(data)
+					return err
+				}
+				data, notAfter, err := cluster.FetchUserKubeconfig(cmd.Context(), target, user)
 				if err != nil {
 					return err
 				}
-				_, err = s.Out.Write(data)
+				if _, err := s.Out.Write(data); err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(s.Err, "kubeconfig for %s (groups %v), valid until %s\n", user.User, user.Groups, notAfter.Local().Format(time.RFC3339))
 				return err
-			}
-			data, notAfter, err := cluster.FetchUserKubeconfig(cmd.Context(), target, user)
-			if err != nil {
-				return err
-			}
-			if _, err := s.Out.Write(data); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(s.Err, "kubeconfig for %s (groups %v), valid until %s\n", user.User, user.Groups, notAfter.Local().Format(time.RFC3339))
-			return err
+			})
 		},
 	}
 	sf.add(cmd)

@@ -22,15 +22,12 @@ for a new apply. Data in the cluster is lost.`,
   slipway reset -m cluster.yaml -t tf.json --auto-approve --remove-binaries`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			opts.Out = s.Out
-			opts.Parallel = sf.parallel
-			opts.Confirm = terminalConfirm(s)
-			return cluster.Reset(cmd.Context(), target, opts)
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				opts.Out = s.Out
+				opts.Parallel = sf.parallel
+				opts.Confirm = terminalConfirm(s)
+				return cluster.Reset(cmd.Context(), target, opts)
+			})
 		},
 	}
 	sf.add(cmd)

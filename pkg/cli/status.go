@@ -38,23 +38,20 @@ than replicas. status then lists why and exits with code 4, so that it can gate 
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			pool, target, err := sf.connect(cmd, g, s)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			now := time.Now()
-			st, err := cluster.ClusterStatus(cmd.Context(), target, cluster.StatusOptions{Now: func() time.Time { return now }})
-			if err != nil {
-				return err
-			}
-			if err := cluster.PrintStatus(s.Out, st, output == "json", now); err != nil {
-				return err
-			}
-			if !st.Healthy {
-				return fmt.Errorf("%w: %d problems", ErrUnhealthy, len(st.Problems))
-			}
-			return nil
+			return sf.with(cmd, g, s, func(target *cluster.Target) error {
+				now := time.Now()
+				st, err := cluster.ClusterStatus(cmd.Context(), target, cluster.StatusOptions{Now: func() time.Time { return now }})
+				if err != nil {
+					return err
+				}
+				if err := cluster.PrintStatus(s.Out, st, output == "json", now); err != nil {
+					return err
+				}
+				if !st.Healthy {
+					return fmt.Errorf("%w: %d problems", ErrUnhealthy, len(st.Problems))
+				}
+				return nil
+			})
 		},
 	}
 	sf.add(cmd)

@@ -70,6 +70,9 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err := checkCgroups(t.Manifest, observed.Facts, opts.Log); err != nil {
 		return err
 	}
+	if err := checkUploads(t.Manifest, observed.Facts); err != nil {
+		return err
+	}
 	warnExpiring(ctx, t, opts.RenewCertificates, opts.Log)
 	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
 	if err != nil {

@@ -57,6 +57,21 @@ type Containerd struct {
 	Minimum string
 }
 
+// Replaces reports whether a host whose `containerd --version` printed have (empty when there
+// is none) gets this policy's release: when it has none, an unreadable one, or one older than
+// Minimum.
+func (p Containerd) Replaces(have string) bool {
+	if have == "" {
+		return true
+	}
+	v, err := ParseContainerdVersion(have)
+	if err != nil {
+		return true
+	}
+	min, err := ParseContainerdVersion(p.Minimum)
+	return err == nil && v.LessThan(min)
+}
+
 // containerdInstall is the containerd release installed on new nodes and on nodes moved across
 // the 1 → 2 line.
 const containerdInstall = "2.2.9"

@@ -70,3 +70,26 @@ func TestParseContainerdVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestContainerdReplaces(t *testing.T) {
+	v136 := Containerd{Version: "2.2.9", Minimum: "2.0.0"}
+	v135 := Containerd{Version: "2.2.9", Minimum: "1.6.0"}
+	for _, tc := range []struct {
+		policy Containerd
+		have   string
+		want   bool
+	}{
+		{v136, "", true},
+		{v136, "1.6.20~ds1", true},
+		{v136, "1.7.24-0ubuntu1", true},
+		{v136, "garbage", true},
+		{v136, "2.0.0", false},
+		{v136, "v2.2.9", false},
+		{v135, "1.6.20~ds1", false},
+		{v135, "1.5.9", true},
+	} {
+		if got := tc.policy.Replaces(tc.have); got != tc.want {
+			t.Errorf("%+v.Replaces(%q) = %t, want %t", tc.policy, tc.have, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -58,21 +59,26 @@ func installBinaries(ctx context.Context, c *v1beta1.Cluster, n Node) error {
 func uploadBinaries(ctx context.Context, c *v1beta1.Cluster, n Node, dir string) error {
 	dst := scripts.UploadDir("v" + strings.TrimPrefix(c.Versions.Kubernetes, "v"))
 	for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
-		for _, file := range []string{name, name + ".sha256"} {
-			src := filepath.Join(dir, file)
-			f, err := os.Open(src)
-			if os.IsNotExist(err) && file != name {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("assets.upload.directory: %w", err)
-			}
-			err = n.SSH.Upload(ctx, f, filepath.Join(dst, file), 0o755, "root")
-			f.Close()
-			if err != nil {
-				return err
-			}
+		if err := uploadFrom(ctx, n, dir, name, dst, 0o755, false); err != nil {
+			return err
+		}
+		if err := uploadFrom(ctx, n, dir, name+".sha256", dst, 0o755, true); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// uploadFrom streams the file dir/name from the operator's machine (assets.upload.directory) to
+// dst/name on n, owned by root with mode; a missing optional file (a checksum) is skipped.
+func uploadFrom(ctx context.Context, n Node, dir, name, dst string, mode os.FileMode, optional bool) error {
+	f, err := os.Open(filepath.Join(dir, name))
+	if optional && os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("assets.upload.directory: %w", err)
+	}
+	defer f.Close()
+	return n.SSH.Upload(ctx, f, path.Join(dst, name), mode, "root")
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,5 +102,53 @@ func TestPrerequisitesWithoutARenderedScript(t *testing.T) {
 	}
 	if got := fleet.Get("cp").Commands(); len(got) != 0 {
 		t.Errorf("the host received %q", got)
+	}
+}
+
+// TestPrerequisitesUploadContainerd: with assets.upload, a host whose containerd is too old for
+// the version gets containerd's release tarball (and its checksum file) from the operator's
+// directory before its prerequisites run; a host that keeps its containerd gets no upload.
+func TestPrerequisitesUploadContainerd(t *testing.T) {
+	dir := t.TempDir()
+	tarball := scripts.ContainerdTarball("2.2.9", "amd64")
+	for name, data := range map[string]string{tarball: "tarball", tarball + ".sha256sum": "abc  " + tarball + "\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &v1beta1.Cluster{Versions: v1beta1.Versions{Kubernetes: "v1.36.3"}, Assets: v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: dir}},
+		ControlPlane: v1beta1.ControlPlane{Hosts: []v1beta1.Host{{PublicAddress: "10.0.0.1", Hostname: "old"}, {PublicAddress: "10.0.0.2", Hostname: "new"}}}}
+	nodes := inventory.Nodes(c)
+	debian := scripts.OS{ID: "debian", VersionID: "12"}
+	facts := map[string]scripts.Facts{
+		"old": {OS: debian, Arch: "x86_64", ContainerdVersion: "1.6.20~ds1"},
+		"new": {OS: debian, Arch: "x86_64", ContainerdVersion: "v2.2.9"},
+	}
+	rendered := Rendered{PrereqScripts: map[string]string{"old": "true\n", "new": "true\n"}, PrereqRecords: map[string]string{"old": "r", "new": "r"}}
+	fleet := &sshtest.Fleet{}
+	r := NewRun(Config{Manifest: c, Nodes: nodes, Facts: facts, SSH: fleet, Rendered: rendered})
+	for _, host := range []string{"old", "new"} {
+		if err := prerequisites(context.Background(), r, host); err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+	}
+	dst := scripts.ContainerdUploadDir("2.2.9") + "/" + tarball
+	old := fleet.Get(nodes[0].Target.String())
+	if got := strings.Join(old.Commands(), "; "); got != "upload "+dst+"; upload "+dst+".sha256sum; script prerequisites; upload "+applied.PrereqHashFile {
+		t.Errorf("the host with containerd 1.6 received %q", got)
+	}
+	if f, ok := old.File(dst); !ok || string(f.Data) != "tarball" || f.Owner != "root" {
+		t.Errorf("uploaded tarball: %v %+v", ok, f)
+	}
+	if got := strings.Join(fleet.Get(nodes[1].Target.String()).Commands(), "; "); got != "script prerequisites; upload "+applied.PrereqHashFile {
+		t.Errorf("the host with containerd 2.2.9 received %q", got)
+	}
+
+	// Without the tarball, the error names the directory's field.
+	if err := os.Remove(filepath.Join(dir, tarball)); err != nil {
+		t.Fatal(err)
+	}
+	if err := prerequisites(context.Background(), r, "old"); err == nil || !strings.Contains(err.Error(), "assets.upload.directory") || !strings.Contains(err.Error(), tarball) {
+		t.Errorf("missing tarball: got %v", err)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
 // The prerequisites phase prepares a host for kubeadm with the script the manifest rendered
@@ -21,6 +23,7 @@ var _ = register(Phase{
 // prerequisitesRun is what the prerequisites phase reads of a run.
 type prerequisitesRun interface {
 	nodes
+	manifest
 	Rendered() Rendered
 }
 
@@ -40,10 +43,33 @@ func runPrerequisites(ctx context.Context, r prerequisitesRun, n Node, env ...st
 	if !ok || record == "" {
 		return fmt.Errorf("no prerequisites script was rendered for %s", n.Name)
 	}
+	if err := uploadContainerd(ctx, r.Manifest(), n); err != nil {
+		return err
+	}
 	cmd := n.SSH.Script(ctx, "prerequisites", script)
 	cmd.Env = env
 	if err := cmd.Run(); err != nil {
 		return err
 	}
 	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")
+}
+
+// uploadContainerd copies containerd's release tarball (and its .sha256sum when the operator has
+// it) from assets.upload.directory to the host, when the manifest's assets are uploaded and the
+// host's containerd is older than the version needs: the prerequisites install it from there.
+// Hosts that keep their containerd get nothing.
+func uploadContainerd(ctx context.Context, c *v1beta1.Cluster, n Node) error {
+	up := c.Assets.Upload
+	if up == nil {
+		return nil
+	}
+	rel, err := scripts.ContainerdUploadFor(c, n.Facts)
+	if err != nil || !rel.Needed {
+		return err
+	}
+	dst := scripts.ContainerdUploadDir(rel.Version)
+	if err := uploadFrom(ctx, n, up.Directory, rel.Tarball, dst, 0o644, false); err != nil {
+		return err
+	}
+	return uploadFrom(ctx, n, up.Directory, rel.Tarball+".sha256sum", dst, 0o644, true)
 }

@@ -214,14 +214,60 @@ type containerdInstall struct {
 	Releases, CurlProto string
 	// Unit is the systemd unit written for the installed release.
 	Unit string
+	// Upload, when the manifest's assets are uploaded, is the directory on the host where apply
+	// has put the release tarball (ContainerdTarball) and, if the operator has it, its
+	// .sha256sum; nothing is downloaded then.
+	Upload string
+}
+
+// ContainerdUploadDir is where apply uploads containerd's release tarball for the upload asset
+// source, before running the prerequisites on a host whose containerd is too old.
+func ContainerdUploadDir(version string) string {
+	return UploadDir("containerd-" + strings.TrimPrefix(version, "v"))
+}
+
+// ContainerdUpload is the containerd release that apply uploads to a host when the manifest's
+// assets are uploaded: its version and tarball. Needed is false where the host keeps its own
+// containerd (or, on Flatcar, where the prerequisites refuse instead).
+type ContainerdUpload struct {
+	Version, Tarball string
+	Needed           bool
+}
+
+// ContainerdUploadFor says whether the host with facts f needs containerd's release uploaded
+// for the cluster c, whose assets are uploaded.
+func ContainerdUploadFor(c *v1beta1.Cluster, f Facts) (ContainerdUpload, error) {
+	policy, err := containerdPolicy(c)
+	if err != nil {
+		return ContainerdUpload{}, err
+	}
+	if fam, err := FamilyOf(f.OS); err != nil || fam == Flatcar || !policy.Replaces(f.ContainerdVersion) {
+		return ContainerdUpload{Version: policy.Version}, nil
+	}
+	arch, err := f.GoArch()
+	if err != nil {
+		return ContainerdUpload{}, err
+	}
+	return ContainerdUpload{Version: policy.Version, Tarball: ContainerdTarball(policy.Version, arch), Needed: true}, nil
+}
+
+// ContainerdTarball is the file name of containerd's release for version (2.2.9) and a
+// Kubernetes architecture (amd64, arm64), as containerd publishes it.
+func ContainerdTarball(version, arch string) string {
+	return fmt.Sprintf("containerd-%s-linux-%s.tar.gz", strings.TrimPrefix(version, "v"), arch)
+}
+
+// containerdPolicy is the containerd policy of the cluster's Kubernetes version.
+func containerdPolicy(c *v1beta1.Cluster) (kubeversion.Containerd, error) {
+	v, err := v1beta1.ParseKubernetesVersion(c.Versions.Kubernetes)
+	if err != nil {
+		return kubeversion.Containerd{}, fmt.Errorf("versions.kubernetes: %w", err)
+	}
+	return kubeversion.ContainerdFor(v.Minor())
 }
 
 func containerdInstallFor(c *v1beta1.Cluster) (containerdInstall, error) {
-	v, err := v1beta1.ParseKubernetesVersion(c.Versions.Kubernetes)
-	if err != nil {
-		return containerdInstall{}, fmt.Errorf("versions.kubernetes: %w", err)
-	}
-	policy, err := kubeversion.ContainerdFor(v.Minor())
+	policy, err := containerdPolicy(c)
 	if err != nil {
 		return containerdInstall{}, err
 	}
@@ -240,6 +286,9 @@ func containerdInstallFor(c *v1beta1.Cluster) (containerdInstall, error) {
 	in := containerdInstall{Version: policy.Version, Minimum: policy.Minimum, Releases: base, CurlProto: "=https", Unit: containerdUnit}
 	if rel.Insecure {
 		in.CurlProto = "=http,https"
+	}
+	if c.Assets.Upload != nil {
+		in.Upload = ContainerdUploadDir(policy.Version)
 	}
 	return in, nil
 }

@@ -24,6 +24,10 @@ func TestPrerequisitesGolden(t *testing.T) {
 			p.RegistryCAs = map[string][]byte{"registry.example.com:5000": []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")}
 		}},
 		{"prerequisites-flatcar", "minimal", scripts.OS{ID: "flatcar", VersionID: "4081.2.0"}, nil},
+		// assets.upload: containerd's release comes from the directory apply uploaded it to.
+		{"prerequisites-debian-upload", "minimal", scripts.OS{ID: "debian", VersionID: "12"}, func(p *scripts.PrereqParams) {
+			p.Cluster.Assets = v1beta1.Assets{Upload: &v1beta1.UploadAssets{Directory: "/tmp/bin"}}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,51 @@ func needDocker(t *testing.T) {
 	}
 }
 
+// versions are the Kubernetes versions the sandbox builds and serves for the e2e scenarios.
+func versions() []string {
+	out := []string{previous}
+	for _, v := range []string{current, newest} {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// download fetches url (from the sandbox's assets host) into the file dst, 0600, as an operator
+// would fill assets.upload.directory.
+func (h *harness) download(url, dst string) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		h.t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		h.t.Fatalf("GET %s: %v", url, err)
+	}
+	if err := f.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 // upSandbox brings up a sandbox for one test, removed when the test ends.
 func upSandbox(t *testing.T, name, subnet string, hosts, controlPlanes int, lb bool) *harness {
 	t.Helper()
@@ -57,7 +103,7 @@ func upSandbox(t *testing.T, name, subnet string, hosts, controlPlanes int, lb b
 	var log bytes.Buffer
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
 		Name: name, Dir: filepath.Join(t.TempDir(), "sandbox"), Subnet: subnet,
-		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log, Versions: []string{previous, current},
+		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log, Versions: versions(),
 	})
 	if err != nil {
 		t.Fatalf("sandbox up: %v\n%s", err, log.String())
@@ -101,6 +147,8 @@ type manifestParams struct {
 	Extra           string
 	// WorkerFields are added to every static worker's host entry (a YAML flow mapping's fields).
 	WorkerFields string
+	// Upload, when set, is assets.upload.directory instead of the sandbox's package repositories.
+	Upload string
 }
 
 var manifestTemplate = template.Must(template.New("m").Parse(`apiVersion: slipway.dev/v1beta1
@@ -141,9 +189,14 @@ containerRuntime:
     registries:
       registry.k8s.io: {mirrors: ["{{.Registry}}"]}
       ghcr.io: {mirrors: ["{{.Registry}}"]}
+{{- if .Upload}}
+assets:
+  upload: {directory: "{{.Upload}}"}
+{{- else}}
 # The sandbox serves packages over plain http, on its own network.
 assets:
   packages: {baseURL: "{{.Files}}", insecure: true}
+{{- end}}
 {{.Extra}}`))
 
 // writeManifest writes a manifest for the given hosts and returns its path.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,42 +17,44 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeversion"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
 // previous and current are the versions the tests install and upgrade between: by default
-// v1.35 on containerd 1.x to v1.36, which must move every node to containerd 2 first.
-// SLIPWAY_E2E_VERSIONS=v1.36.3,v1.37.2 runs every scenario one minor later (make test-e2e-next).
-var previous, current = e2eVersions()
+// v1.35 on containerd 1.x to v1.36, which must move every node to containerd 2 first. newest is
+// the window's last minor, which the last scenario installs anew (HA, binaries and containerd
+// uploaded). SLIPWAY_E2E_VERSIONS=v1.36.3,v1.37.2 runs every scenario one minor later (make
+// test-e2e-next); a third version there sets newest (default: current).
+var previous, current, newest = e2eVersions()
 
-func e2eVersions() (string, string) {
-	if v := os.Getenv("SLIPWAY_E2E_VERSIONS"); v != "" {
-		if from, to, ok := strings.Cut(v, ","); ok {
-			return from, to
-		}
-		panic("SLIPWAY_E2E_VERSIONS must be two versions, comma-separated, such as v1.36.3,v1.37.2")
+func e2eVersions() (string, string, string) {
+	v := os.Getenv("SLIPWAY_E2E_VERSIONS")
+	if v == "" {
+		return "v1.35.4", "v1.36.3", "v1.37.2"
 	}
-	return "v1.35.4", "v1.36.3"
+	parts := strings.Split(v, ",")
+	switch len(parts) {
+	case 2:
+		return parts[0], parts[1], parts[1]
+	case 3:
+		return parts[0], parts[1], parts[2]
+	}
+	panic("SLIPWAY_E2E_VERSIONS must be two or three versions, comma-separated, such as v1.36.3,v1.37.2")
 }
 
 // keepsContainerd1 reports whether a cluster installed at version keeps the hosts' containerd
 // 1.x (the sandbox image has Debian's 1.6), rather than getting containerd 2.
 func keepsContainerd1(t *testing.T, version string) bool {
-	v, err := v1beta1.ParseKubernetesVersion(version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	policy, err := kubeversion.ContainerdFor(v.Minor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.HasPrefix(policy.Minimum, "1.")
+	return strings.HasPrefix(containerdPolicy(t, version).Minimum, "1.")
 }
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
 // snapshot and defragmentation, a user kubeconfig held to RBAC, status (healthy, then with a
-// control plane stopped), certificates renewed under an API prober, the repair of a reinstalled control plane, reset, a small cluster on the same hosts, an upgrade
-// under a continuously probed workload, and a fresh host joined by a pool Machine's user-data.
+// control plane stopped), certificates renewed under an API prober, the repair of a reinstalled
+// control plane, reset, a small cluster on the same hosts, an upgrade under a continuously probed
+// workload, a fresh host joined by a pool Machine's user-data, and an HA install of the newest
+// minor from uploaded binaries.
 func TestLifecycle(t *testing.T) {
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
 	all := []string{"cp-1", "cp-2", "cp-3", "worker-1"}
@@ -239,6 +243,79 @@ func TestLifecycle(t *testing.T) {
 		h := h.with(t)
 		h.joinWithUserData(t, h.kube("e2e"), small(current), "cp-2", current)
 	})
+
+	t.Run("HA install of the newest minor, binaries and containerd uploaded", func(t *testing.T) {
+		h.with(t).installNewestUploaded(t, small(current), all)
+	})
+}
+
+// installNewestUploaded resets the small cluster and installs the window's newest minor, HA, on
+// all four hosts with assets.upload: kubeadm, kubelet and kubectl come from a directory on this
+// machine, and so does containerd's release for cp-2, which is made bare again (it joined
+// through user-data, outside the manifest) and so has the image's containerd 1.6. The other
+// hosts keep the containerd 2 of the upgrade and get only the new binaries. A directory without
+// the tarball is refused first, naming the file and the host, before any change.
+func (h *harness) installNewestUploaded(t *testing.T, small string, all []string) {
+	if r := h.slipway(nil, "reset", "-m", small, "--auto-approve"); r.code != 0 {
+		t.Fatalf("reset of the small cluster failed")
+	}
+	ctx := context.Background()
+	if err := h.sb.Recreate(ctx, "cp-2", false); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(h.dir, "upload-"+newest)
+	release := h.sb.Assets.Files + "/release/" + newest + "/bin/linux/amd64/"
+	for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
+		h.download(release+b, filepath.Join(dir, b))
+		h.download(release+b+".sha256", filepath.Join(dir, b+".sha256"))
+	}
+	policy := containerdPolicy(t, newest)
+	tarball := scripts.ContainerdTarball(policy.Version, "amd64")
+	ha := h.writeManifest("ha-newest.yaml", manifestParams{Version: newest, Upload: dir,
+		ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1")})
+
+	r := h.slipway(nil, "apply", "-m", ha, "--auto-approve")
+	if want := tarball + " is missing (needed by cp-2)"; r.code != 1 || !strings.Contains(r.out, want) || !strings.Contains(r.out, "nothing was changed") {
+		t.Fatalf("apply without %s: exit code %d; want 1, naming %q, and nothing changed", tarball, r.code, want)
+	}
+	if out, err := h.onHost("cp-2", "! command -v kubeadm && ! test -e /var/lib/slipway/assets"); err != nil {
+		t.Fatalf("cp-2 was changed by a refused apply: %v %s", err, out)
+	}
+	containerd := h.sb.Assets.ContainerdReleases() + "/v" + policy.Version + "/" + tarball
+	h.download(containerd, filepath.Join(dir, tarball))
+	h.download(containerd+".sha256sum", filepath.Join(dir, tarball+".sha256sum"))
+
+	h.mustApply(ha)
+	c := h.kube("e2e")
+	h.expectNodes(c, all, newest)
+	h.expectRuntimes(c, all, "containerd://"+policy.Version)
+	h.expectEtcdMembers(c, 3)
+	// Only cp-2 needed containerd's release, and it came from the upload directory.
+	uploaded := path.Join(scripts.ContainerdUploadDir(policy.Version), tarball)
+	for _, host := range all {
+		_, err := h.onHost(host, "test -f "+uploaded)
+		if got, want := err == nil, host == "cp-2"; got != want {
+			t.Errorf("%s holds the uploaded %s: %t, want %t", host, tarball, got, want)
+		}
+	}
+	h.importNetcheck(all...)
+	h.checkPodNetwork(c, len(all))
+	if p := h.plan(ha); len(p.Steps) != 0 {
+		t.Errorf("the plan after installing with uploaded binaries: %v; want nothing to do", stepList(p))
+	}
+}
+
+// containerdPolicy is the containerd that slipway installs for a Kubernetes version.
+func containerdPolicy(t *testing.T, version string) kubeversion.Containerd {
+	v, err := v1beta1.ParseKubernetesVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := kubeversion.ContainerdFor(v.Minor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return policy
 }
 
 // badInput checks that each kind of bad input fails before any host is changed.

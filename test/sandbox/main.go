@@ -1,6 +1,6 @@
 // Command sandbox runs real hosts for Slipway's e2e tests and demo as Docker containers:
 //
-//	go run ./test/sandbox up [--hosts 4] [--control-planes 3] [--lb] [--versions v1.35.4,v1.36.3]
+//	go run ./test/sandbox up [--hosts 4] [--control-planes 3] [--lb] [--versions v1.35.4,v1.36.3,v1.37.2]
 //	go run ./test/sandbox status
 //	go run ./test/sandbox selftest     raw kubeadm on 1 control plane + 1 worker, with timings
 //	go run ./test/sandbox down [--all]

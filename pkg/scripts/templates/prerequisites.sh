@@ -56,11 +56,21 @@ if [ -z "$containerd_num" ] || version_below "$containerd_num" "$containerd_min"
     *) fail "no containerd release for architecture $(uname -m)" ;;
   esac
   tarball="containerd-${containerd_want}-linux-${containerd_arch}.tar.gz"
-  url={{q .Containerd.Releases}}"/v${containerd_want}/${tarball}"
   tmp=$(mktemp -d)
+{{- if .Containerd.Upload}}
+  # assets.upload: apply has uploaded the release from the operator's directory.
+  url={{q .Containerd.Upload}}"/${tarball}"
+  [ -f "$url" ] || { rm -rf "$tmp"; fail "$url is missing: put $tarball in assets.upload.directory, and apply uploads it"; }
+  cp "$url" "$tmp/$tarball"
+  sum=
+  if [ -f "$url.sha256sum" ]; then sum=$(awk '{print $1}' "$url.sha256sum"); [ -n "$sum" ] || sum=empty; fi
+  if [ -n "$sum" ] && [ "$(sha256sum "$tmp/$tarball" | awk '{print $1}')" != "$sum" ]; then
+{{- else}}
+  url={{q .Containerd.Releases}}"/v${containerd_want}/${tarball}"
   quiet curl -fsSL --proto {{q .Containerd.CurlProto}} --retry 3 -o "$tmp/$tarball" "$url" || { rm -rf "$tmp"; fail "could not download $url"; }
   sum=$(curl -fsSL --proto {{q .Containerd.CurlProto}} --retry 3 "$url.sha256sum" | awk '{print $1}') || { rm -rf "$tmp"; fail "could not download $url.sha256sum"; }
   if [ -z "$sum" ] || [ "$(sha256sum "$tmp/$tarball" | awk '{print $1}')" != "$sum" ]; then
+{{- end}}
     rm -rf "$tmp"
     fail "$url does not match its sha256 checksum in $url.sha256sum"
   fi
@@ -70,7 +80,7 @@ if [ -z "$containerd_num" ] || version_below "$containerd_num" "$containerd_min"
   {{file "/etc/systemd/system/containerd.service" "0644" .Containerd.Unit ""}}
   quiet systemctl daemon-reload
   hash -r
-  changed "installed containerd $containerd_want from its release (had ${containerd_have:-none})"
+  changed "installed containerd $containerd_want from its release{{if .Containerd.Upload}}, uploaded{{end}} (had ${containerd_have:-none})"
 {{- end}}
 fi
 containerd_major=$(containerd --version 2>/dev/null | awk '{print $3}' | sed -E 's/^v//; s/\..*//')

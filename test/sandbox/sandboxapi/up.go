@@ -37,9 +37,10 @@ type Options struct {
 	Log io.Writer
 }
 
-// DefaultVersions are two consecutive minors, so that upgrades can be tested. The module proxy
-// refuses some of v1.35.5's staging modules (403), hence v1.35.4.
-var DefaultVersions = []string{"v1.35.4", "v1.36.3"}
+// DefaultVersions are the three minors of the supported window, oldest first: consecutive, so
+// that upgrades can be tested, and the newest for fresh installs. The module proxy refuses some of
+// v1.35.5's staging modules (403), hence v1.35.4.
+var DefaultVersions = []string{"v1.35.4", "v1.36.3", "v1.37.2"}
 
 // Up brings the sandbox to the state the options describe, creating what is missing and keeping
 // what already matches, then writes the state directory's files. It is idempotent.

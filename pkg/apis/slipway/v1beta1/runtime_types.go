@@ -111,6 +111,10 @@ type URLAssets struct {
 // UploadAssets configures binaries uploaded from the operator's machine.
 type UploadAssets struct {
 	// Directory on the operator's machine holding kubeadm, kubelet and kubectl for the cluster's
-	// version and the hosts' architecture. Relative paths are relative to the manifest.
+	// version and the hosts' architecture (each optionally with its .sha256 file), and, for hosts
+	// whose containerd is too old for that version, containerd's release tarball as containerd
+	// publishes it (containerd-2.2.9-linux-amd64.tar.gz, optionally with its .sha256sum). apply
+	// checks that every file a host needs is there before it changes anything. Relative paths are
+	// relative to the manifest.
 	Directory string `json:"directory"`
 }

@@ -58,6 +58,9 @@ func installBinaries(ctx context.Context, c *v1beta1.Cluster, n Node) error {
 // from the operator's directory to the host's upload directory, streaming each file.
 func uploadBinaries(ctx context.Context, c *v1beta1.Cluster, n Node, dir string) error {
 	dst := scripts.UploadDir("v" + strings.TrimPrefix(c.Versions.Kubernetes, "v"))
+	if err := makeUploadDir(ctx, n, dst); err != nil {
+		return err
+	}
 	for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
 		if err := uploadFrom(ctx, n, dir, name, dst, 0o755, false); err != nil {
 			return err
@@ -67,6 +70,11 @@ func uploadBinaries(ctx context.Context, c *v1beta1.Cluster, n Node, dir string)
 		}
 	}
 	return nil
+}
+
+// makeUploadDir creates dst on n (root-owned, 0755): uploads need their directory to exist.
+func makeUploadDir(ctx context.Context, n Node, dst string) error {
+	return n.SSH.Command(ctx, "mkdir", "-p", "-m", "0755", dst).Run()
 }
 
 // uploadFrom streams the file dir/name from the operator's machine (assets.upload.directory) to

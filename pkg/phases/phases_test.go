@@ -134,7 +134,8 @@ func TestPrerequisitesUploadContainerd(t *testing.T) {
 	}
 	dst := scripts.ContainerdUploadDir("2.2.9") + "/" + tarball
 	old := fleet.Get(nodes[0].Target.String())
-	if got := strings.Join(old.Commands(), "; "); got != "upload "+dst+"; upload "+dst+".sha256sum; script prerequisites; upload "+applied.PrereqHashFile {
+	// The directory first: SFTP uploads need it to exist (a real host has none at first).
+	if got := strings.Join(old.Commands(), "; "); got != "mkdir -p -m 0755 "+scripts.ContainerdUploadDir("2.2.9")+"; upload "+dst+"; upload "+dst+".sha256sum; script prerequisites; upload "+applied.PrereqHashFile {
 		t.Errorf("the host with containerd 1.6 received %q", got)
 	}
 	if f, ok := old.File(dst); !ok || string(f.Data) != "tarball" || f.Owner != "root" {

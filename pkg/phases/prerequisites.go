@@ -68,6 +68,9 @@ func uploadContainerd(ctx context.Context, c *v1beta1.Cluster, n Node) error {
 		return err
 	}
 	dst := scripts.ContainerdUploadDir(rel.Version)
+	if err := makeUploadDir(ctx, n, dst); err != nil {
+		return err
+	}
 	if err := uploadFrom(ctx, n, up.Directory, rel.Tarball, dst, 0o644, false); err != nil {
 		return err
 	}

@@ -57,6 +57,9 @@ func checkUploads(c *v1beta1.Cluster, facts map[string]scripts.Facts) error {
 		return nil
 	}
 	sort.Strings(missing)
-	return fmt.Errorf("assets.upload.directory %s: %s; containerd's release comes from https://github.com/containerd/containerd/releases (its .sha256sum beside it is checked when present); nothing was changed",
-		up.Directory, strings.Join(missing, "; "))
+	hint := ""
+	if strings.Contains(strings.Join(missing, " "), "containerd-") {
+		hint = "; containerd's release comes from https://github.com/containerd/containerd/releases (its .sha256sum beside it is checked when present)"
+	}
+	return fmt.Errorf("assets.upload.directory %s: %s%s; nothing was changed", up.Directory, strings.Join(missing, "; "), hint)
 }

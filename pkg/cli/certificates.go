@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,15 +98,9 @@ valid until its own expiry: fetch a new one. Kubelets renew their own client cer
 				if err != nil {
 					return err
 				}
-				if output == "json" {
-					return printJSON(s.Out, res)
-				}
-				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "HOST\tRENEWED\tFIRST EXPIRY BEFORE\tAFTER\tTOOK")
-				for _, r := range res {
-					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.1fs\n", r.Host, r.Renewed, r.Before.Format(time.DateOnly), r.After.Format(time.DateOnly), r.Seconds)
-				}
-				return tw.Flush()
+				return printRows(s.Out, output, res, "HOST\tRENEWED\tFIRST EXPIRY BEFORE\tAFTER\tTOOK", func(w io.Writer, r cluster.RenewedHost) {
+					fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.1fs\n", r.Host, r.Renewed, r.Before.Format(time.DateOnly), r.After.Format(time.DateOnly), r.Seconds)
+				})
 			})
 		},
 	}

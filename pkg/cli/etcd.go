@@ -2,11 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
+	"github.com/slipway-dev/slipway/pkg/etcd"
 )
 
 func newEtcdCommand(g *globalOptions, s Streams) *cobra.Command {
@@ -41,12 +42,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if output == "json" {
-					return printJSON(s.Out, ms)
-				}
-				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE")
-				for _, m := range ms {
+				return printRows(s.Out, output, ms, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE", func(w io.Writer, m etcd.Member) {
 					peer := ""
 					if len(m.PeerURLs) > 0 {
 						peer = m.PeerURLs[0]
@@ -55,9 +51,8 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 					if m.DBSize > 0 {
 						size = mib(m.DBSize)
 					}
-					fmt.Fprintf(tw, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
-				}
-				return tw.Flush()
+					fmt.Fprintf(w, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
+				})
 			})
 		},
 	}
@@ -136,15 +131,9 @@ Progress goes to standard error; the table (or JSON with -o json) to standard ou
 				if err != nil {
 					return err
 				}
-				if output == "json" {
-					return printJSON(s.Out, res)
-				}
-				tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tID\tLEADER\tDB SIZE BEFORE\tAFTER\tTOOK")
-				for _, d := range res {
-					fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%.1fs\n", d.Name, d.ID, d.Leader, mib(d.Before), mib(d.After), d.Seconds)
-				}
-				return tw.Flush()
+				return printRows(s.Out, output, res, "NAME\tID\tLEADER\tDB SIZE BEFORE\tAFTER\tTOOK", func(w io.Writer, d cluster.Defragmented) {
+					fmt.Fprintf(w, "%s\t%s\t%t\t%s\t%s\t%.1fs\n", d.Name, d.ID, d.Leader, mib(d.Before), mib(d.After), d.Seconds)
+				})
 			})
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -118,4 +119,18 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// printRows prints items as indented JSON when output is "json", and otherwise as a table: the
+// tab-separated header, then one line per item that row writes (tab-separated, with its newline).
+func printRows[T any](w io.Writer, output string, items []T, header string, row func(io.Writer, T)) error {
+	if output == "json" {
+		return printJSON(w, items)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, it := range items {
+		row(tw, it)
+	}
+	return tw.Flush()
 }

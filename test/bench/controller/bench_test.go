@@ -89,30 +89,32 @@ func BenchmarkScale500(b *testing.B) {
 		if err := env.Client.Create(context.Background(), md); err != nil {
 			b.Fatal(err)
 		}
-		r0, by0, _ := p.requests()
+		r0, _ := p.requests()
 		start := time.Now()
 		scale(b, env, md, 500)
 		waitMachines(b, env, ns, 500)
 		up := time.Since(start)
-		r1, by1, _ := p.requests()
+		r1, _ := p.requests()
 		rss, peak, _ := p.memory()
 
 		start = time.Now()
 		scale(b, env, md, 0)
 		waitMachines(b, env, ns, 0)
 		down := time.Since(start)
-		r2, by2, _ := p.requests()
+		r2, _ := p.requests()
 		rssAfter, peakAfter, _ := p.memory()
 
 		b.ReportMetric(up.Seconds(), "s-scale-up")
 		b.ReportMetric(down.Seconds(), "s-scale-down")
-		b.ReportMetric((r1-r0)/500, "req/machine-up")
-		b.ReportMetric((r2-r1)/500, "req/machine-down")
+		b.ReportMetric((r1.total-r0.total)/500, "req/machine-up")
+		b.ReportMetric((r2.total-r1.total)/500, "req/machine-down")
 		b.ReportMetric(peakAfter, "MiB-peak-rss")
 		fmt.Printf("qps %d, workers %d, GOMEMLIMIT %q\n", qps, workers, os.Getenv("BENCH_GOMEMLIMIT"))
-		fmt.Printf("scale 0→500: %.1fs, %.1f API requests per machine; RSS at 500 machines %.0f MiB (peak %.0f)\n", up.Seconds(), (r1-r0)/500, rss, peak)
-		fmt.Printf("scale 500→0: %.1fs, %.1f API requests per machine; RSS after %.0f MiB (peak %.0f)\n", down.Seconds(), (r2-r1)/500, rssAfter, peakAfter)
-		fmt.Printf("requests per machine by method: up %s; down %s\n", perMachine(by0, by1, 500), perMachine(by1, by2, 500))
+		fmt.Printf("scale 0→500: %.1fs, %.1f API requests per machine; RSS at 500 machines %.0f MiB (peak %.0f)\n", up.Seconds(), (r1.total-r0.total)/500, rss, peak)
+		fmt.Printf("scale 500→0: %.1fs, %.1f API requests per machine; RSS after %.0f MiB (peak %.0f)\n", down.Seconds(), (r2.total-r1.total)/500, rssAfter, peakAfter)
+		fmt.Printf("requests per machine by method: up %s; down %s\n", perMachine(r0.byMethod, r1.byMethod, 500), perMachine(r1.byMethod, r2.byMethod, 500))
+		fmt.Printf("requests per machine by verb and resource, up: %s\n", perMachine(r0.byVerb, r1.byVerb, 500))
+		fmt.Printf("requests per machine by verb and resource, down: %s\n", perMachine(r1.byVerb, r2.byVerb, 500))
 	}
 }
 
@@ -131,12 +133,12 @@ func BenchmarkRSS5000(b *testing.B) {
 		}
 		waitMachines(b, env, ns, 5000)
 		took := time.Since(start)
-		requests, _, _ := p.requests()
+		r, _ := p.requests()
 		rss, peak, _ := p.memory()
 		heap, _ := p.heap()
 		b.ReportMetric(rss, "MiB-rss")
 		b.ReportMetric(peak, "MiB-peak-rss")
 		fmt.Printf("5000 machines in 10 deployments (qps %d, workers %d, GOMEMLIMIT %q): converged in %.0fs, %.1f API requests per machine; RSS %.0f MiB (peak %.0f), live heap %.0f MiB\n",
-			qps, workers, os.Getenv("BENCH_GOMEMLIMIT"), took.Seconds(), requests/5000, rss, peak, heap)
+			qps, workers, os.Getenv("BENCH_GOMEMLIMIT"), took.Seconds(), r.total/5000, rss, peak, heap)
 	}
 }

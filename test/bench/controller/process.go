@@ -63,44 +63,60 @@ func startController(b *testing.B, env *envtest.Env, ns string, qps, workers int
 		_, _ = cmd.Process.Wait()
 	})
 	envtest.Eventually(b, time.Minute, "the controller's metrics endpoint", func() (bool, string) {
-		_, _, err := p.requests()
+		_, err := p.requests()
 		return err == nil, fmt.Sprint(err)
 	})
 	return p
 }
 
-// requests sums client-go's rest_client_requests_total from the controller's metrics: every
-// request it sent, also by HTTP method (GET, LIST and WATCH are all GET to client-go).
-func (p *controllerProcess) requests() (float64, map[string]float64, error) {
+// reading is one reading of the controller's request counters.
+type reading struct {
+	total float64
+	// byMethod is client-go's rest_client_requests_total by HTTP method (GET, LIST and WATCH
+	// are all GET to client-go); byVerb is fakecontroller's count by verb and resource.
+	byMethod, byVerb map[string]float64
+}
+
+// requests reads the controller's request counters: client-go's rest_client_requests_total
+// (every request it sent) and fakecontroller's bench_api_requests_total by verb and resource.
+func (p *controllerProcess) requests() (reading, error) {
+	r := reading{byMethod: map[string]float64{}, byVerb: map[string]float64{}}
 	resp, err := http.Get(p.metrics)
 	if err != nil {
-		return 0, nil, err
+		return r, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, nil, fmt.Errorf("reading %s: %s", p.metrics, resp.Status)
+		return r, fmt.Errorf("reading %s: %s", p.metrics, resp.Status)
 	}
-	var sum float64
-	by := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+		client := strings.HasPrefix(line, "rest_client_requests_total{")
+		if !client && !strings.HasPrefix(line, "bench_api_requests_total{") {
 			continue
 		}
 		f := strings.Fields(line)
 		v, err := strconv.ParseFloat(f[len(f)-1], 64)
 		if err != nil {
-			return 0, nil, fmt.Errorf("parsing %q: %w", line, err)
+			return r, fmt.Errorf("parsing %q: %w", line, err)
 		}
-		sum += v
-		if _, rest, ok := strings.Cut(line, `method="`); ok {
-			method, _, _ := strings.Cut(rest, `"`)
-			by[method] += v
+		if client {
+			r.total += v
+			r.byMethod[label(line, "method")] += v
+		} else {
+			r.byVerb[label(line, "verb")+" "+label(line, "resource")] += v
 		}
 	}
-	return sum, by, sc.Err()
+	return r, sc.Err()
+}
+
+// label returns the value of the label name in a line of the Prometheus text format.
+func label(line, name string) string {
+	_, rest, _ := strings.Cut(line, name+`="`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
 }
 
 // perMachine formats the requests between two readings by method, per Machine.

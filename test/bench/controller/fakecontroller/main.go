@@ -37,6 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	countRequests(cfg)
 	ctx := ctrl.SetupSignalHandler()
 	mgr, err := controller.NewManager(ctx, cfg, cloudtest.New(), o, mo)
 	if err != nil {

@@ -109,22 +109,21 @@ func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, up
 			return false, err
 		}
 	}
+	// Nova deletes asynchronously: only a 404 proves a server gone, and a GET right after the
+	// DELETE would almost always find it still there. Each server found above is therefore
+	// still there for this call; the next call's GET (the one above) sees the 404.
 	remaining := 0
 	for _, srv := range found {
 		if srv.TaskState != "deleting" {
-			if err := servers.Delete(ctx, mc.compute, srv.ID).ExtractErr(); err != nil && !isNotFound(err) {
+			err := servers.Delete(ctx, mc.compute, srv.ID).ExtractErr()
+			if isNotFound(err) {
+				continue
+			}
+			if err != nil {
 				return false, classify(err, "deleting server "+srv.ID)
 			}
 		}
-		// Nova deletes asynchronously: only a 404 proves the server gone.
-		_, err := servers.Get(ctx, mc.compute, srv.ID).Extract()
-		switch {
-		case isNotFound(err):
-		case err != nil:
-			return false, classify(err, "checking that server "+srv.ID+" is gone")
-		default:
-			remaining++
-		}
+		remaining++
 	}
 	if remaining > 0 {
 		return false, nil

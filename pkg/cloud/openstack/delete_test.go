@@ -159,3 +159,37 @@ func TestDeleteOrphanFromProviderID(t *testing.T) {
 	})
 	assertEmpty(t, sim)
 }
+
+// TestDeleteCalls: deleting a plain server (Nova's port) costs one GET to check that it is the
+// Machine's, the DELETE, and one GET per later call until the 404; no GET right after the
+// DELETE, which would find the server still there on a real Nova.
+func TestDeleteCalls(t *testing.T) {
+	sim := newSim(t, openstacktest.Options{DeleteTime: 150 * time.Millisecond})
+	p := newProvider(t, sim, openstack.Options{})
+	ctx := context.Background()
+	st := created(t, p, newMachine(t, spec(sim, nil)))
+	waitRunning(t, p, st.machine())
+	const get, del = "GET /compute/v2.1/servers/{id}", "DELETE /compute/v2.1/servers/{id}"
+	sim.ResetCalls()
+	if done, err := p.Delete(ctx, st.machine(), st.update); done || err != nil {
+		t.Fatalf("first delete: done=%v err=%v; Nova deletes asynchronously", done, err)
+	}
+	if c := sim.Calls(); c.ByRoute[get] != 1 || c.ByRoute[del] != 1 || c.Total != 2 {
+		t.Fatalf("first delete made %v, want one GET and one DELETE", c.ByRoute)
+	}
+	calls := 1
+	for done := false; !done; calls++ {
+		var err error
+		if done, err = p.Delete(ctx, st.machine(), st.update); err != nil {
+			t.Fatal(err)
+		}
+		if !done {
+			time.Sleep(50 * time.Millisecond) // the next poll of the controller
+		}
+	}
+	c := sim.Calls()
+	if c.ByRoute[del] != 1 || c.ByRoute[get] != calls || c.Total != calls+1 {
+		t.Fatalf("%d calls of Delete made %v, want one DELETE and one GET each", calls, c.ByRoute)
+	}
+	assertEmpty(t, sim)
+}

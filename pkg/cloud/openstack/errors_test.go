@@ -140,11 +140,7 @@ func TestSessionIsReused(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
 	p := newProvider(t, sim, openstack.Options{})
 	ctx := context.Background()
-	m := newMachine(t, spec(sim, nil))
-	st := newStore(m)
-	if _, err := p.Create(ctx, m, st.update, ""); err != nil {
-		t.Fatal(err)
-	}
+	st := created(t, p, newMachine(t, spec(sim, nil)))
 	for range 5 {
 		if _, err := p.Get(ctx, st.machine()); err != nil {
 			t.Fatal(err)

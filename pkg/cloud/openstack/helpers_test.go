@@ -200,3 +200,13 @@ func findID[T any](t testing.TB, items []T, match func(T) bool, id func(T) strin
 	t.Fatal("no such item")
 	return ""
 }
+
+// created makes m's server through p, and returns the store that holds m's records.
+func created(t testing.TB, p cloud.Provider, m *v1alpha1.Machine) *store {
+	t.Helper()
+	st := newStore(m)
+	if _, err := p.Create(context.Background(), m, st.update, ""); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

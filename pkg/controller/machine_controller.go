@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,14 @@ type machineReconciler struct {
 	recorder record.EventRecorder
 	opts     Options
 	joinInfo *joinInfoCache
+	// tokens remembers, by Machine UID, the bootstrap token Secret this process made or found
+	// for the Machine (a tokenRef), so that deleting it needs no reads. A Machine this process
+	// knows nothing of (after a restart) is looked up by its candidate names instead.
+	tokens sync.Map
+	// settings is the node settings last read (nodeSettings).
+	settings settingsMemo
+	// confirmed holds, by Machine UID, when the cloud last answered that its server runs.
+	confirmed sync.Map
 }
 
 // machineScope carries what the steps of one reconcile learn about the Machine.
@@ -68,15 +77,16 @@ type machineScope struct {
 func (r *machineReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machine").
-		For(&v1alpha1.Machine{}, builder.WithPredicates(machineChanged)).
+		For(&v1alpha1.Machine{}, builder.WithPredicates(notStatusOnly)).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
 			builder.WithPredicates(nodeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }
 
-// machineChanged ignores updates that changed only the status, which this controller wrote.
-var machineChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+// notStatusOnly ignores updates that changed only the status, which the object's own controller
+// wrote.
+var notStatusOnly = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	o, n := e.ObjectOld, e.ObjectNew
 	return o.GetGeneration() != n.GetGeneration() ||
 		!equality.Semantic.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||

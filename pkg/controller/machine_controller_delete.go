@@ -82,7 +82,14 @@ func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope
 	if err := r.client.Patch(ctx, m, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("removing finalizer of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
+	r.forget(m)
 	deprovisioningSeconds.Observe(time.Since(m.DeletionTimestamp.Time).Seconds())
 	r.recorder.Eventf(m, corev1.EventTypeNormal, string(v1alpha1.MachinePhaseDeleted), "Machine released (policy %s)", policy)
 	return ctrl.Result{}, nil
+}
+
+// forget drops what this process remembers of a Machine that has been released.
+func (r *machineReconciler) forget(m *v1alpha1.Machine) {
+	r.tokens.Delete(m.UID)
+	r.confirmed.Delete(m.UID)
 }

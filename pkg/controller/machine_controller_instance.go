@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -59,7 +60,17 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 	if m.Status.ErrorReason != nil {
 		return ctrl.Result{}, nil
 	}
+	if r.vouchedFor(ctx, m) {
+		s.inst = &cloud.Instance{ProviderID: *m.Spec.ProviderID, Addresses: m.Status.Addresses, State: cloud.StateRunning}
+		s.recorded = true
+		return ctrl.Result{}, nil
+	}
 	inst, err := r.cloud.Get(ctx, m)
+	if err == nil && inst.State == cloud.StateRunning {
+		r.confirmed.Store(m.UID, time.Now())
+	} else {
+		r.confirmed.Delete(m.UID)
+	}
 	switch {
 	case errors.Is(err, cloud.ErrInstanceNotFound) && hadInstance(m):
 		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, reasonInstanceLost,
@@ -104,6 +115,29 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 	}
 	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionTrue, "Running", "")
 	return ctrl.Result{}, nil
+}
+
+// instanceVouchTTL is how long a Ready Node vouches for its server after the cloud last
+// confirmed it running.
+const instanceVouchTTL = time.Minute
+
+// vouchedFor reports whether the Machine's server need not be asked for: the cloud confirmed it
+// running within instanceVouchTTL, and the Node linked to it is Ready, so its kubelet reported
+// within the node monitor's grace period. A Machine reconciles on every change of its Node, and
+// on a scale-up of hundreds those are seconds apart; asking the cloud each time cost about one
+// call per Machine. A server lost behind the controller's back silences its kubelet: the Node
+// turns NotReady, which reconciles the Machine, and then the cloud is asked.
+func (r *machineReconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) bool {
+	v, ok := r.confirmed.Load(m.UID)
+	if !ok || time.Since(v.(time.Time)) > instanceVouchTTL || m.Spec.ProviderID == nil {
+		return false
+	}
+	n, err := r.linkedNode(ctx, m)
+	if err != nil || n == nil {
+		return false
+	}
+	c := nodeCondition(n, corev1.NodeReady)
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // create renders the user-data with a fresh bootstrap token and asks the provider for a server.

@@ -82,17 +82,22 @@ func (r *machineReconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine)
 	return n, nil
 }
 
-// ownedNode returns the Node that deleting the Machine may cordon, drain and delete: one whose
-// server the cloud confirms as the Machine's own now (the provider checks the server's
-// metadata, whatever spec.providerID says), or, once that server is gone, the Node linked
-// while it existed. A Node that merely carries the providerID a Machine names is never enough:
-// that would let whoever may write the providerID drain and delete any Node.
+// ownedNode returns the Node that deleting the Machine may cordon, drain and delete: the Node
+// this controller linked when the cloud confirmed the server (status.nodeRef, the same UID and
+// provider ID), or else one whose server the cloud confirms as the Machine's own now (the
+// provider checks the server's metadata, whatever spec.providerID says). A Node that merely
+// carries the providerID a Machine names is never enough: that would let whoever may write the
+// providerID drain and delete any Node. The linked Node needs no cloud call, on each of the
+// delete's polls.
 func (r *machineReconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
-	inst, err := r.cloud.Get(ctx, m)
-	if err == nil {
-		return r.findNode(ctx, m, inst)
+	if n, err := r.linkedNode(ctx, m); n != nil || err != nil {
+		return n, err
 	}
-	return r.linkedNode(ctx, m)
+	inst, err := r.cloud.Get(ctx, m)
+	if err != nil {
+		return nil, nil
+	}
+	return r.findNode(ctx, m, inst)
 }
 
 // reconcileNode links the Machine and its Node and keeps the Node's metadata as the template says.
@@ -218,7 +223,7 @@ func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, n
 // Ready as soon as a CNI configuration file exists, which can be before the CNI's agent on the
 // node has set up its part of the network. Without cniPods (an external CNI) Ready is enough.
 func (r *machineReconciler) podNetworkWaiting(ctx context.Context, node *corev1.Node) (string, error) {
-	s, err := r.nodeSettings(ctx)
+	s, err := r.recentNodeSettings(ctx)
 	if err != nil {
 		return "", err
 	}

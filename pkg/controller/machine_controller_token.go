@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -73,6 +74,7 @@ func (r *machineReconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine
 		// another Machine holds this ID.
 		err = r.client.Create(ctx, sec)
 		if err == nil {
+			r.tokens.Store(m.UID, tokenRef{name: name, uid: sec.UID})
 			return id + "." + secret, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -82,26 +84,56 @@ func (r *machineReconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine
 			return "", fmt.Errorf("reading bootstrap token %s: %w", name, err)
 		}
 		if sec.Labels[tokenMachineLabel] == string(m.UID) {
+			r.tokens.Store(m.UID, tokenRef{name: name, uid: sec.UID})
 			return string(sec.Data["token-id"]) + "." + string(sec.Data["token-secret"]), nil
 		}
 	}
 	return "", fmt.Errorf("all %d bootstrap token IDs of machine %s/%s are taken by other machines", tokenAttempts, m.Namespace, m.Name)
 }
 
-// deleteToken removes the Machine's bootstrap tokens once the Node joined or the Machine goes.
-// It deletes them one by one, by the names the Machine's UID derives, each only if it carries
-// the Machine's label and with its UID as a precondition: the controller may delete Secrets in
-// kube-system only by name (it may not list them), and no mistake in a selector can then
-// delete more than the Machine's own tokens.
+// tokenRef is a bootstrap token Secret of a Machine; the zero value means the Machine has no
+// token outstanding (it was deleted).
+type tokenRef struct {
+	name string
+	uid  types.UID
+}
+
+// deleteToken removes the Machine's bootstrap token once the Node joined or the Machine goes.
+// When this process made or found the token, it deletes that Secret by name with its UID as a
+// precondition, without a read. Otherwise (after a restart) it looks the tokens up by the
+// names the Machine's UID derives.
+func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
+	v, known := r.tokens.Load(m.UID)
+	if !known {
+		return r.scanDeleteTokens(ctx, m)
+	}
+	ref := v.(tokenRef)
+	if ref.name == "" {
+		return nil
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tokenNamespace, Name: ref.name}}
+	err := r.client.Delete(ctx, sec, client.Preconditions{UID: &ref.uid})
+	// Conflict: another Secret holds the name now, so the Machine's own is gone already.
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting bootstrap token %s of machine %s/%s: %w", ref.name, m.Namespace, m.Name, err)
+	}
+	r.tokens.Store(m.UID, tokenRef{})
+	return nil
+}
+
+// scanDeleteTokens deletes the Machine's bootstrap tokens one by one, by the names the Machine's
+// UID derives, each only if it carries the Machine's label and with its UID as a precondition:
+// the controller may delete Secrets in kube-system only by name (it may not list them), and no
+// mistake in a selector can then delete more than the Machine's own tokens.
 //
 // It stops at the first candidate name that no Secret holds: ensureToken takes the candidates in
 // order and moves past one only when it is taken, so the Machine's tokens sit before the first
 // free name. The exception is a name that was taken by another Machine when this one's token
 // was made and has been freed since: that needs a six-character collision (with 500 tokens
 // outstanding, odds of about 1 in 4 million per new token), and such a token is left to its
-// expiration (join timeout plus slack), which kube-controller-manager's token cleaner enforces. Looking at all eight names every time
-// cost seven reads per Machine for that case.
-func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
+// expiration (join timeout plus slack), which kube-controller-manager's token cleaner enforces.
+// Looking at all eight names every time cost seven reads per Machine for that case.
+func (r *machineReconciler) scanDeleteTokens(ctx context.Context, m *v1alpha1.Machine) error {
 	var errs []error
 scan:
 	for i := range tokenAttempts {
@@ -125,6 +157,7 @@ scan:
 	if err := errorsJoin(errs...); err != nil {
 		return fmt.Errorf("deleting bootstrap tokens of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
+	r.tokens.Store(m.UID, tokenRef{})
 	return nil
 }
 
@@ -171,9 +204,9 @@ func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (
 	return ud, nil
 }
 
-// nodeSettings reads the cluster-wide settings of new nodes that apply writes. They are read
-// for every user-data (once per new Machine), not cached: a Machine created right after an
-// apply must get what that apply wrote.
+// nodeSettings reads the cluster-wide settings of new nodes that apply writes, for a user-data
+// (once per new Machine). It always reads them: a Machine created right after an apply must get
+// what that apply wrote. What it read is kept for recentNodeSettings.
 func (r *machineReconciler) nodeSettings(ctx context.Context) (bootstrap.Settings, error) {
 	sec := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret}
@@ -183,7 +216,44 @@ func (r *machineReconciler) nodeSettings(ctx context.Context) (bootstrap.Setting
 		}
 		return bootstrap.Settings{}, fmt.Errorf("reading the node settings %s: %w", key, err)
 	}
-	return bootstrap.ParseSettings(sec.Data[bootstrap.SettingsKey])
+	s, err := bootstrap.ParseSettings(sec.Data[bootstrap.SettingsKey])
+	if err != nil {
+		return bootstrap.Settings{}, err
+	}
+	r.settings.keep(s)
+	return s, nil
+}
+
+// settingsMaxAge is how old the node settings that a joined Node's checks use may be.
+const settingsMaxAge = time.Minute
+
+// recentNodeSettings returns the node settings as read within settingsMaxAge, reading them only
+// when older. The Node steps (which CNI pods to wait for) tolerate that much delay, and during a
+// scale-up every new Machine's user-data has just read them: a read per Machine saved.
+func (r *machineReconciler) recentNodeSettings(ctx context.Context) (bootstrap.Settings, error) {
+	if s, ok := r.settings.recent(settingsMaxAge); ok {
+		return s, nil
+	}
+	return r.nodeSettings(ctx)
+}
+
+// settingsMemo is the node settings last read, and when.
+type settingsMemo struct {
+	mu sync.Mutex
+	s  bootstrap.Settings
+	at time.Time
+}
+
+func (m *settingsMemo) keep(s bootstrap.Settings) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.s, m.at = s, time.Now()
+}
+
+func (m *settingsMemo) recent(maxAge time.Duration) (bootstrap.Settings, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.s, !m.at.IsZero() && time.Since(m.at) < maxAge
 }
 
 // joinInfoCache answers where Machines join: the flags if given, else kubeadm's cluster-info

@@ -43,8 +43,9 @@ func (r *machineDeploymentReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
 		For(&v1alpha1.MachineDeployment{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(&v1alpha1.MachineSet{}).
-		Watches(&v1alpha1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.deploymentForMachine)).
+		Watches(&v1alpha1.MachineSet{}, gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&v1alpha1.MachineDeployment{}, handler.OnlyControllerOwner()), machineEventDelay)).
+		Watches(&v1alpha1.Machine{}, gathered(handler.EnqueueRequestsFromMapFunc(r.deploymentForMachine), machineEventDelay)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }

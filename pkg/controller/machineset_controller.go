@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -28,9 +29,9 @@ type machineSetReconciler struct {
 func (r *machineSetReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machineset").
-		For(&v1alpha1.MachineSet{}).
-		Watches(&v1alpha1.Machine{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
-			&v1alpha1.MachineSet{}, handler.OnlyControllerOwner())).
+		For(&v1alpha1.MachineSet{}, builder.WithPredicates(notStatusOnly)).
+		Watches(&v1alpha1.Machine{}, seeingCreations(gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&v1alpha1.MachineSet{}, handler.OnlyControllerOwner()), machineEventDelay), r.pending)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }

@@ -50,7 +50,9 @@ func (r *machineSetReconciler) createMachines(ctx context.Context, ms *v1alpha1.
 	return nil
 }
 
-// newMachine returns a Machine built from the set's template.
+// newMachine returns a Machine built from the set's template. It carries the Machine
+// controller's finalizer from the start: that saves the controller a patch per Machine, and a
+// delete that comes before the first reconcile still waits for the delete path.
 func newMachine(ms *v1alpha1.MachineSet) *v1alpha1.Machine {
 	t := ms.Spec.Template.DeepCopy()
 	return &v1alpha1.Machine{
@@ -60,6 +62,7 @@ func newMachine(ms *v1alpha1.MachineSet) *v1alpha1.Machine {
 			Labels:          t.Labels,
 			Annotations:     t.Annotations,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ms, v1alpha1.GroupVersion.WithKind("MachineSet"))},
+			Finalizers:      []string{v1alpha1.MachineFinalizer},
 		},
 		Spec: t.Spec,
 	}

@@ -105,3 +105,32 @@ func TestOrphans(t *testing.T) {
 		t.Fatalf("seen = %v", seen)
 	}
 }
+
+// TestExpectationsSeen: a Machine's create or delete event settles its creation at once, also
+// when the Machine is gone before the set's reconcile could see it in the cache, and a create
+// event that beats the recording of the creation still settles it.
+func TestExpectationsSeen(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newExpectations()
+	e.now = func() time.Time { return now }
+
+	e.created("ns/ms", "vanished")
+	e.seen("ns/ms", "vanished", false) // its delete event; the cache never showed it
+	if creating, _ := e.observe("ns/ms", nil); creating != 0 {
+		t.Fatalf("a Machine deleted before the cache showed it still counts as creating")
+	}
+
+	e.seen("ns/ms", "fast", true) // the watch was faster than the creating goroutine
+	e.created("ns/ms", "fast")
+	if creating, _ := e.observe("ns/ms", nil); creating != 0 {
+		t.Fatalf("a creation seen before it was recorded counts as creating")
+	}
+
+	e.seen("ns/ms", "foreign", true) // made by someone else: forgotten after the TTL
+	now = now.Add(expectationTTL + time.Second)
+	e.observe("ns/ms", nil)
+	e.created("ns/ms", "foreign")
+	if creating, _ := e.observe("ns/ms", nil); creating != 1 {
+		t.Fatalf("an early sighting outlived its TTL")
+	}
+}

@@ -54,7 +54,7 @@ type machineReconciler struct {
 	tokens sync.Map
 	// settings is the node settings last read (nodeSettings).
 	settings settingsMemo
-	// confirmed holds, by Machine UID, when the cloud last answered that its server runs.
+	// confirmed holds, by Machine UID, the cloud's last answer that its server runs.
 	confirmed sync.Map
 }
 

@@ -60,16 +60,15 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 	if m.Status.ErrorReason != nil {
 		return ctrl.Result{}, nil
 	}
-	if r.vouchedFor(ctx, m) {
-		s.inst = &cloud.Instance{ProviderID: *m.Spec.ProviderID, Addresses: m.Status.Addresses, State: cloud.StateRunning}
-		s.recorded = true
-		return ctrl.Result{}, nil
-	}
-	inst, err := r.cloud.Get(ctx, m)
-	if err == nil && inst.State == cloud.StateRunning {
-		r.confirmed.Store(m.UID, time.Now())
-	} else {
-		r.confirmed.Delete(m.UID)
+	inst, vouched := r.vouchedFor(ctx, m)
+	var err error
+	if !vouched {
+		inst, err = r.cloud.Get(ctx, m)
+		if err == nil && inst.State == cloud.StateRunning {
+			r.confirmed.Store(m.UID, confirmation{inst: inst, at: time.Now()})
+		} else {
+			r.confirmed.Delete(m.UID)
+		}
 	}
 	switch {
 	case errors.Is(err, cloud.ErrInstanceNotFound) && hadInstance(m):
@@ -117,27 +116,42 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 	return ctrl.Result{}, nil
 }
 
-// instanceVouchTTL is how long a Ready Node vouches for its server after the cloud last
-// confirmed it running.
+// instanceVouchTTL is how long the cloud's answer that a server runs stands in for asking again.
 const instanceVouchTTL = time.Minute
 
-// vouchedFor reports whether the Machine's server need not be asked for: the cloud confirmed it
-// running within instanceVouchTTL, and the Node linked to it is Ready, so its kubelet reported
-// within the node monitor's grace period. A Machine reconciles on every change of its Node, and
-// on a scale-up of hundreds those are seconds apart; asking the cloud each time cost about one
-// call per Machine. A server lost behind the controller's back silences its kubelet: the Node
-// turns NotReady, which reconciles the Machine, and then the cloud is asked.
-func (r *machineReconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) bool {
+// confirmation is the cloud's last answer that a Machine's server runs.
+type confirmation struct {
+	inst *cloud.Instance
+	at   time.Time
+}
+
+// vouchedFor returns the cloud's last answer about the Machine's server when it need not be
+// asked again: the answer said running, is younger than instanceVouchTTL and names the server
+// spec.providerID records, and the Machine has no Node yet or its Node is Ready (its kubelet
+// reported within the node monitor's grace period). A Machine reconciles on every change of
+// its Node and its own metadata, seconds apart on a scale-up of hundreds; asking the cloud each
+// time cost about one call per Machine. A server lost behind the controller's back silences its
+// kubelet: the Node turns NotReady, which reconciles the Machine and asks the cloud. Before the
+// Node exists, a lost server is found when the answer has expired, on the next poll.
+func (r *machineReconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, bool) {
 	v, ok := r.confirmed.Load(m.UID)
-	if !ok || time.Since(v.(time.Time)) > instanceVouchTTL || m.Spec.ProviderID == nil {
-		return false
+	if !ok {
+		return nil, false
 	}
-	n, err := r.linkedNode(ctx, m)
-	if err != nil || n == nil {
-		return false
+	c := v.(confirmation)
+	if time.Since(c.at) > instanceVouchTTL || m.Spec.ProviderID == nil || *m.Spec.ProviderID != c.inst.ProviderID {
+		return nil, false
 	}
-	c := nodeCondition(n, corev1.NodeReady)
-	return c != nil && c.Status == corev1.ConditionTrue
+	if m.Status.NodeRef != nil {
+		n, err := r.linkedNode(ctx, m)
+		if err != nil || n == nil {
+			return nil, false
+		}
+		if ready := nodeCondition(n, corev1.NodeReady); ready == nil || ready.Status != corev1.ConditionTrue {
+			return nil, false
+		}
+	}
+	return c.inst, true
 }
 
 // create renders the user-data with a fresh bootstrap token and asks the provider for a server.

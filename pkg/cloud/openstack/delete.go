@@ -67,6 +67,7 @@ func (p *Provider) Delete(ctx context.Context, m *v1alpha1.Machine, update cloud
 func (p *Provider) forget(uid types.UID) {
 	p.records.forget(uid)
 	p.volumes.forget(uid)
+	p.owned.forget(uid)
 }
 
 // deleteServers deletes every server of the Machine and reports whether all are gone. Only
@@ -75,6 +76,20 @@ func (p *Provider) forget(uid types.UID) {
 // if any, is then looked for by name. Boot volumes are recorded first, so they are checked
 // after their server is gone.
 func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, update cloud.MachineUpdater) (bool, error) {
+	if r.ServerID != "" && !r.ServerPending && mc.spec.RootDiskSizeGB == nil && p.owned.take(mc.m.UID, r.ServerID) {
+		// The cloud showed this server carrying the Machine's marker (Get), so the first call
+		// deletes it without a GET; a server booted from a volume is read first, for the
+		// volume's ID. take forgets the answer: later calls read the server, to see it gone.
+		err := servers.Delete(ctx, mc.compute, r.ServerID).ExtractErr()
+		switch {
+		case isNotFound(err):
+			r.ServerID, r.ServerPending, r.Replacing = "", false, false
+			return true, nil
+		case err != nil:
+			return false, classify(err, "deleting server "+r.ServerID)
+		}
+		return false, nil
+	}
 	search := r.ServerPending
 	var found []servers.Server
 	if r.ServerID != "" && !r.ServerPending {

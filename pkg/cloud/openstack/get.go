@@ -32,10 +32,12 @@ func (p *Provider) Get(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instanc
 	}
 	if srv == nil {
 		p.running.forget(m.UID)
+		p.owned.forget(m.UID)
 		return p.notFound(m, r)
 	}
 	inst := p.instance(ctx, mc, srv)
 	p.running.put(m.UID, inst)
+	p.owned.put(m.UID, srv.ID)
 	return inst, nil
 }
 

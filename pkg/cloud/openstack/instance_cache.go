@@ -79,3 +79,37 @@ func (c *instanceCache) forget(uid types.UID) {
 	defer c.mu.Unlock()
 	delete(c.byUID, uid)
 }
+
+// ownedServers remembers, per Machine, the server that the cloud last showed carrying the
+// Machine's marker. A server's ID is never reused, so that answer stays true for as long as the
+// server exists, and the first delete call can send its DELETE without a GET to check the
+// marker again. Only the cloud's answers fill it: a Machine's records (which whoever may write
+// the Machine can change) never do.
+type ownedServers struct {
+	mu    sync.Mutex
+	byUID map[types.UID]string
+}
+
+func (o *ownedServers) put(uid types.UID, serverID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.byUID == nil || len(o.byUID) > 10000 {
+		o.byUID = map[types.UID]string{}
+	}
+	o.byUID[uid] = serverID
+}
+
+// take reports whether serverID is the Machine's as the cloud last showed, and forgets it.
+func (o *ownedServers) take(uid types.UID, serverID string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	id, ok := o.byUID[uid]
+	delete(o.byUID, uid)
+	return ok && id == serverID
+}
+
+func (o *ownedServers) forget(uid types.UID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.byUID, uid)
+}

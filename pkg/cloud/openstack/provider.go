@@ -78,6 +78,7 @@ type Provider struct {
 	records  *records
 	volumes  *volumeSet
 	running  *instanceCache
+	owned    ownedServers
 }
 
 var _ cloud.Provider = (*Provider)(nil)

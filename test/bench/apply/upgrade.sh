@@ -13,10 +13,14 @@ kubeadm)
   apt-get update -qq
   apt-mark unhold kubeadm >/dev/null 2>&1 || true
   apt-get install -y -qq --allow-downgrades "kubeadm=$debver" >/dev/null
+  # On cgroup v1 (this machine's Docker) kubeadm's SystemVerification refuses v1.35 and later,
+  # as in init.sh; the kubelet was configured with failCgroupV1: false at install.
+  ignore=HTTPProxyCIDR
+  if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then ignore=$ignore,SystemVerification; fi
   if [ "$role" = first ]; then
-    kubeadm upgrade apply -y "$version" --ignore-preflight-errors=HTTPProxyCIDR >/root/kubeadm-upgrade.log 2>&1 || { tail -30 /root/kubeadm-upgrade.log >&2; exit 1; }
+    kubeadm upgrade apply -y "$version" --ignore-preflight-errors="$ignore" >/root/kubeadm-upgrade.log 2>&1 || { tail -30 /root/kubeadm-upgrade.log >&2; exit 1; }
   else
-    kubeadm upgrade node >/root/kubeadm-upgrade.log 2>&1 || { tail -30 /root/kubeadm-upgrade.log >&2; exit 1; }
+    kubeadm upgrade node --ignore-preflight-errors="$ignore" >/root/kubeadm-upgrade.log 2>&1 || { tail -30 /root/kubeadm-upgrade.log >&2; exit 1; }
   fi
   ;;
 kubelet)

@@ -149,6 +149,8 @@ type manifestParams struct {
 	WorkerFields string
 	// Upload, when set, is assets.upload.directory instead of the sandbox's package repositories.
 	Upload string
+	// Cloud is the cloudProvider mapping; default {none: {}}.
+	Cloud string
 }
 
 var manifestTemplate = template.Must(template.New("m").Parse(`apiVersion: slipway.dev/v1beta1
@@ -181,7 +183,7 @@ kubelet:
 {{- if .CgroupV1}}
   allowCgroupV1: true
 {{- end}}
-cloudProvider: {none: {}}
+cloudProvider: {{.Cloud}}
 containerRuntime:
   containerd:
     # containerd 2 (for v1.36 on) from the sandbox, over plain http on its own network.
@@ -207,6 +209,9 @@ func (h *harness) writeManifest(file string, p manifestParams) string {
 	}
 	if p.CNI == "" {
 		p.CNI = "{flannel: {}}"
+	}
+	if p.Cloud == "" {
+		p.Cloud = "{none: {}}"
 	}
 	p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
 	p.ContainerdReleases, p.CgroupV1 = h.sb.Assets.ContainerdReleases(), h.sb.CgroupV1 && !p.NoCgroupV1OptIn

@@ -1,0 +1,372 @@
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/workers"
+	"github.com/slipway-dev/slipway/test/openstack-sim/hosts"
+)
+
+// poolNetwork is the Neutron network that stands for the sandbox's Docker network.
+const poolNetwork = "sandbox"
+
+// TestPools runs the worker half of slipway for real: apply, with cloudProvider.openstack,
+// imports slipway's images into the control plane, deploys the machine-controller and the
+// OpenStack cloud-controller-manager, and creates the manifest's pool; the controller creates
+// the pool's servers in the OpenStack simulator, whose servers boot as sandbox hosts on the
+// sandbox's own network (a provider network), run the user-data the controller rendered through
+// cloud-init, and join as Nodes. Nothing here stands in for a kubelet.
+//
+// The control plane is a sandbox host, not a server of the cloud: the cloud-controller-manager
+// cannot find it, so it keeps the node.cloudprovider.kubernetes.io/uninitialized taint (which
+// the machine-controller tolerates, as it must on a cloud where it starts before the
+// cloud-controller-manager has initialized any Node).
+func TestPools(t *testing.T) {
+	h := upSandbox(t, "pools", "172.30.251.0/24", 1, 1, false)
+	cloud := h.startCloud(t, "e2epools")
+	archive := h.buildImages(t, "e2e")
+	manifest := h.writeManifest("pools.yaml", manifestParams{Name: "e2e", Version: current, ControlPlanes: h.hosts("cp-1"),
+		Cloud: "{openstack: {}, external: true}",
+		Extra: fmt.Sprintf(`machineController:
+  image: ghcr.io/slipway-dev/machine-controller:e2e
+  imageArchive: %s
+workers:
+  - name: pool1
+    replicas: 2
+    providerSpec:
+      cloudProviderSpec: {image: debian-12, flavor: m1.small, network: %s, securityGroups: [default]}
+      operatingSystem: debian
+      labels: {e2e.slipway.dev/pool: pool1}
+`, archive, poolNetwork)})
+
+	t.Run("apply: the pool's machines boot, join and are Ready", func(t *testing.T) {
+		h := h.with(t)
+		r := h.slipway(cloud.env, "apply", "-m", manifest, "--auto-approve")
+		if r.code != 0 {
+			t.Fatalf("apply failed with exit code %d", r.code)
+		}
+		h.expectPool(t, cloud, "pool1", 2, current)
+	})
+
+	t.Run("re-apply plans nothing", func(t *testing.T) {
+		h := h.with(t)
+		r := h.slipway(cloud.env, "apply", "-m", manifest, "--dry-run", "-o", "json")
+		if r.code != 0 {
+			t.Fatalf("apply --dry-run failed with exit code %d", r.code)
+		}
+		var p plan.Plan
+		if err := json.NewDecoder(strings.NewReader(r.stdout)).Decode(&p); err != nil {
+			t.Fatalf("apply --dry-run -o json printed no JSON plan on stdout: %v", err)
+		}
+		if len(p.Steps) != 0 {
+			t.Errorf("a second apply on the converged cluster plans steps: %v", stepList(p))
+		}
+	})
+
+	t.Run("a server lost out of band is replaced", func(t *testing.T) {
+		h := h.with(t)
+		ms := h.poolMachines(t, "pool1")
+		lost := ms[0]
+		id := strings.TrimPrefix(*lost.Spec.ProviderID, "openstack:///")
+		if err := cloud.sim.VanishServer(id); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err := kube.Wait(context.Background(), "machine "+lost.Name+" replaced by a Ready one", 8*time.Minute, func(ctx context.Context) (bool, string, error) {
+			var running []string
+			for _, m := range h.poolMachines(t, "pool1") {
+				if m.Name == lost.Name {
+					return false, "the lost machine is still there", nil
+				}
+				if m.Status.NodeRef != nil {
+					running = append(running, m.Name)
+				}
+			}
+			return len(running) == 2, fmt.Sprintf("machines with a Node: %v", running), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("lost server replaced in %s", time.Since(start).Round(time.Second))
+		h.expectPool(t, cloud, "pool1", 2, current)
+		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), lost.Status.NodeRef.Name, metav1.GetOptions{}); err == nil {
+			t.Errorf("the lost server's Node %s is still there", lost.Status.NodeRef.Name)
+		}
+	})
+
+	t.Run("reset deletes the pool: no server or port left", func(t *testing.T) {
+		h := h.with(t)
+		r := h.slipway(cloud.env, "reset", "-m", manifest, "--auto-approve")
+		if r.code != 0 {
+			t.Fatalf("reset failed with exit code %d", r.code)
+		}
+		if s := cloud.sim.Servers(); len(s) != 0 {
+			t.Errorf("reset left %d servers in the cloud", len(s))
+		}
+		for _, p := range cloud.sim.Ports() {
+			if strings.HasPrefix(p.DeviceOwner, "compute:") {
+				t.Errorf("reset left port %s (%s) of server %s", p.ID, p.DeviceOwner, p.DeviceID)
+			}
+		}
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+hosts.Label+"=e2epools").Output()
+		if err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("hosts of the cloud left running after reset (%v): %s", err, out)
+		}
+	})
+}
+
+// poolMachines returns the pool's Machines that are not being deleted.
+func (h *harness) poolMachines(t *testing.T, pool string) []v1alpha1.Machine {
+	var out []v1alpha1.Machine
+	for _, m := range h.machines(t) {
+		if m.Labels[workers.PoolLabel] == pool && m.DeletionTimestamp == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// poolCloud is an OpenStack simulator whose servers boot as sandbox hosts on the sandbox's own
+// network, mapped as a provider network: a pool machine's host reaches the control planes and
+// the assets host as a static worker does, and the cluster's controllers reach the cloud's API
+// at this machine's address on that network.
+type poolCloud struct {
+	sim *openstacktest.Sim
+	// env holds the OS_* variables slipway reads, as an operator's openrc sets them.
+	env []string
+}
+
+// startCloud starts the simulator, removed when the test ends with every host it booted.
+func (h *harness) startCloud(t *testing.T, name string) *poolCloud {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	logw := &testWriter{t: t}
+	b, err := hosts.New(ctx, hosts.Options{Name: name, Image: h.sb.Image, Log: logw,
+		ProviderNetworks: map[string]string{poolNetwork: h.sb.Network}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := openstacktest.Prepare(openstacktest.Options{Hypervisor: b})
+	gw := h.sb.Gateway()
+	l, err := net.Listen("tcp", net.JoinHostPort(gw, "0"))
+	if err != nil {
+		t.Fatalf("listening on the sandbox network's gateway %s: %v", gw, err)
+	}
+	if err := sim.StartTLS(l, gw); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sim.Close()
+		if os.Getenv("SLIPWAY_E2E_KEEP") == "" {
+			if err := b.Close(context.Background()); err != nil {
+				t.Errorf("removing the cloud's hosts: %v", err)
+			}
+		}
+		logw.stop()
+	})
+	caFile := filepath.Join(h.dir, "openstack-ca.pem")
+	if err := os.WriteFile(caFile, sim.CACert(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The Neutron side of the sandbox network: its CIDR and gateway, and an allocation pool
+	// above the addresses the sandbox gives its hosts.
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(sim.CACert())
+	pc, err := openstack.NewClient(sim.AuthURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.HTTPClient = http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	if err := openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: sim.AuthURL(),
+		Username: openstacktest.Username, Password: openstacktest.Password,
+		DomainName: openstacktest.DomainName, TenantName: openstacktest.ProjectName}); err != nil {
+		t.Fatal(err)
+	}
+	network, err := openstack.NewNetworkV2(pc, gophercloud.EndpointOpts{Region: sim.Region()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := networks.Create(ctx, network, networks.CreateOpts{Name: poolNetwork}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, err := netip.ParsePrefix(h.sb.Subnet)
+	if err != nil || prefix.Bits() > 24 {
+		t.Fatalf("sandbox subnet %q: want a /24 or larger (%v)", h.sb.Subnet, err)
+	}
+	nth := func(i int) string {
+		a := prefix.Masked().Addr().As4()
+		a[3] = byte(i)
+		return netip.AddrFrom4(a).String()
+	}
+	if _, err := subnets.Create(ctx, network, subnets.CreateOpts{NetworkID: n.ID, Name: poolNetwork + "-v4", IPVersion: 4,
+		CIDR: prefix.Masked().String(), GatewayIP: &gw,
+		AllocationPools: []subnets.AllocationPool{{Start: nth(200), End: nth(250)}}}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	return &poolCloud{sim: sim, env: []string{
+		"OS_AUTH_URL=" + sim.AuthURL(), "OS_REGION_NAME=" + sim.Region(),
+		"OS_USERNAME=" + openstacktest.Username, "OS_PASSWORD=" + openstacktest.Password,
+		"OS_DOMAIN_NAME=" + openstacktest.DomainName, "OS_PROJECT_NAME=" + openstacktest.ProjectName,
+		"OS_CACERT=" + caFile,
+	}}
+}
+
+// buildImages builds slipway's images (the machine-controller from this checkout and the
+// OpenStack cloud-controller-manager) as `make image` does, tagged tag, and returns the archive
+// apply imports.
+func (h *harness) buildImages(t *testing.T, tag string) string {
+	t.Helper()
+	out := filepath.Join(h.dir, "images")
+	cmd := exec.Command("go", "run", "./build/image", "-version", tag, "-revision", "e2e", "-out", out)
+	cmd.Dir = filepath.Join("..", "..")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the images: %v\n%s", err, b)
+	}
+	return filepath.Join(out, "slipway-images-"+tag+".tar")
+}
+
+// machines reads the cluster's Machines through the kubeconfig apply saved.
+func (h *harness) machines(t *testing.T) []v1alpha1.Machine {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(h.dir, "e2e-kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ctrlclient.New(cfg, ctrlclient.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list v1alpha1.MachineList
+	if err := c.List(context.Background(), &list, ctrlclient.InNamespace(metav1.NamespaceSystem)); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// expectPool checks that the pool has replicas Machines, each Running on a server of the cloud
+// with its provider ID and addresses, linked to a Node that is Ready at version on containerd 2,
+// initialized by the cloud-controller-manager and free of the not-ready taint.
+func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replicas int, version string) {
+	t.Helper()
+	c := h.kube("e2e")
+	servers := map[string]openstacktest.Server{}
+	for _, s := range cloud.sim.Servers() {
+		servers[s.ID] = s
+	}
+	var nodes []string
+	for _, m := range h.poolMachines(t, pool) {
+		if m.Status.NodeRef == nil || m.Spec.ProviderID == nil || len(m.Status.Addresses) == 0 {
+			t.Errorf("machine %s: node %v, provider ID %v, addresses %v; want all three", m.Name, m.Status.NodeRef, m.Spec.ProviderID, m.Status.Addresses)
+			continue
+		}
+		id := strings.TrimPrefix(*m.Spec.ProviderID, "openstack:///")
+		if _, ok := servers[id]; !ok {
+			t.Errorf("machine %s: provider ID %s names no server of the cloud", m.Name, *m.Spec.ProviderID)
+		}
+		nodes = append(nodes, m.Status.NodeRef.Name)
+	}
+	if len(nodes) != replicas {
+		t.Fatalf("pool %s has %d machines with a Node, want %d", pool, len(nodes), replicas)
+	}
+	err := kube.Wait(context.Background(), "the pool's Nodes Ready and untainted", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		var bad []string
+		for _, name := range nodes {
+			n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			var taints []string
+			for _, tn := range n.Spec.Taints {
+				if tn.Key == v1alpha1.NotReadyTaintKey || tn.Key == "node.cloudprovider.kubernetes.io/uninitialized" {
+					taints = append(taints, tn.Key)
+				}
+			}
+			if !nodeReady(n) || len(taints) > 0 || !strings.HasPrefix(n.Spec.ProviderID, "openstack:///") {
+				bad = append(bad, fmt.Sprintf("%s (ready %t, taints %v, provider ID %q)", name, nodeReady(n), taints, n.Spec.ProviderID))
+			}
+		}
+		return len(bad) == 0, strings.Join(bad, ", "), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.expectRuntimes(c, nodes, "containerd://2.")
+	for _, name := range nodes {
+		n, err := c.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := n.Status.NodeInfo.KubeletVersion; v != version {
+			t.Errorf("node %s runs kubelet %s, want %s", name, v, version)
+		}
+		if n.Labels["e2e.slipway.dev/pool"] != pool {
+			t.Errorf("node %s lacks the pool's label: %v", name, n.Labels)
+		}
+		if !slices.ContainsFunc(n.Status.Addresses, func(a corev1.NodeAddress) bool { return a.Type == corev1.NodeInternalIP }) {
+			t.Errorf("node %s has no internal address: %v", name, n.Status.Addresses)
+		}
+	}
+}
+
+// testWriter sends each line written to it to the test's log, until stop.
+type testWriter struct {
+	mu      sync.Mutex
+	t       *testing.T
+	stopped bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+}

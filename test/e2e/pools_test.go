@@ -295,6 +295,7 @@ func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replic
 		servers[s.ID] = s
 	}
 	var nodes []string
+	created := map[string]time.Time{}
 	for _, m := range h.poolMachines(t, pool) {
 		if m.Status.NodeRef == nil || m.Spec.ProviderID == nil || len(m.Status.Addresses) == 0 {
 			t.Errorf("machine %s: node %v, provider ID %v, addresses %v; want all three", m.Name, m.Status.NodeRef, m.Spec.ProviderID, m.Status.Addresses)
@@ -305,6 +306,7 @@ func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replic
 			t.Errorf("machine %s: provider ID %s names no server of the cloud", m.Name, *m.Spec.ProviderID)
 		}
 		nodes = append(nodes, m.Status.NodeRef.Name)
+		created[m.Status.NodeRef.Name] = m.CreationTimestamp.Time
 	}
 	if len(nodes) != replicas {
 		t.Fatalf("pool %s has %d machines with a Node, want %d", pool, len(nodes), replicas)
@@ -336,6 +338,11 @@ func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replic
 		n, err := c.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				t.Logf("node %s Ready %s after its Machine was created", name, c.LastTransitionTime.Sub(created[name]).Round(time.Second))
+			}
 		}
 		if v := n.Status.NodeInfo.KubeletVersion; v != version {
 			t.Errorf("node %s runs kubelet %s, want %s", name, v, version)

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 	csrcheck "github.com/slipway-dev/slipway/pkg/csr"
 )
 
@@ -44,7 +45,7 @@ func (r *csrReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	var machines v1alpha1.MachineList
-	if err := r.client.List(ctx, &machines, client.MatchingFields{nodeNameIndex: nodeName}); err != nil {
+	if err := r.client.List(ctx, &machines, client.MatchingFields{index.NodeName: nodeName}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("finding the machine of node %s: %w", nodeName, err)
 	}
 	if len(machines.Items) != 1 {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // healthReconciler replaces unhealthy Machines of a MachineSet by deleting them (the set then
@@ -46,20 +50,20 @@ func (r *healthReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.client.Get(ctx, req.NamespacedName, ms); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting(ms) {
+	if machineutil.Deleting(ms) {
 		return ctrl.Result{}, nil
 	}
 	// The cap is per MachineDeployment: count over every set of the deployment.
 	sets := []v1alpha1.MachineSet{*ms}
-	replicas := int(int32Or(ms.Spec.Replicas, 1))
+	replicas := int(machineutil.Int32Or(ms.Spec.Replicas, 1))
 	var owner client.Object = ms
 	if ref := metav1.GetControllerOf(ms); ref != nil && ref.Kind == "MachineDeployment" {
 		md := &v1alpha1.MachineDeployment{}
 		if err := r.client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err == nil {
 			owner = md
-			replicas = int(int32Or(md.Spec.Replicas, 1))
+			replicas = int(machineutil.Int32Or(md.Spec.Replicas, 1))
 			var list v1alpha1.MachineSetList
-			if err := r.client.List(ctx, &list, client.InNamespace(ms.Namespace), client.MatchingFields{ownerIndex: string(md.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+			if err := r.client.List(ctx, &list, client.InNamespace(ms.Namespace), client.MatchingFields{index.Owner: string(md.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 				return ctrl.Result{}, err
 			}
 			sets = list.Items
@@ -69,7 +73,7 @@ func (r *healthReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	inFlight := 0
 	for i := range sets {
 		var machines v1alpha1.MachineList
-		if err := r.client.List(ctx, &machines, client.InNamespace(ms.Namespace), client.MatchingFields{ownerIndex: string(sets[i].UID)}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.client.List(ctx, &machines, client.InNamespace(ms.Namespace), client.MatchingFields{index.Owner: string(sets[i].UID)}, client.UnsafeDisableDeepCopy); err != nil {
 			return ctrl.Result{}, err
 		}
 		for j := range machines.Items {
@@ -77,7 +81,7 @@ func (r *healthReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			if !needsReplacement(m) {
 				continue
 			}
-			if deleting(m) {
+			if machineutil.Deleting(m) {
 				inFlight++
 			} else {
 				unhealthy = append(unhealthy, m)
@@ -102,18 +106,18 @@ func (r *healthReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	var errs []error
 	for _, m := range unhealthy {
-		c := findCond(m.Status.Conditions, v1alpha1.MachineHealthy)
+		c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy)
 		r.recorder.Eventf(m, corev1.EventTypeNormal, "Replacing", "Replacing unhealthy machine: %s", c.Message)
 		if err := r.client.Delete(ctx, m); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("deleting unhealthy machine %s/%s: %w", m.Namespace, m.Name, err))
 		}
 	}
-	return ctrl.Result{}, errorsJoin(errs...)
+	return ctrl.Result{}, errors.Join(errs...)
 }
 
 // needsReplacement reports whether the Machine is unhealthy. Terminal errors are not: a
 // replacement would fail the same way until the spec changes.
 func needsReplacement(m *v1alpha1.Machine) bool {
-	c := findCond(m.Status.Conditions, v1alpha1.MachineHealthy)
+	c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy)
 	return c != nil && c.Status == "False" && m.Status.ErrorReason == nil
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // The machine-controller's RBAC is generated from these markers and the others in this package
@@ -44,7 +49,7 @@ type machineReconciler struct {
 	client   client.Client
 	reader   client.Reader // uncached: Secrets and cluster-info are never cached
 	kube     kubernetes.Interface
-	cloud    *trackedProvider
+	cloud    *cloudtrack.Provider
 	recorder record.EventRecorder
 	opts     Options
 	joinInfo *joinInfoCache
@@ -77,23 +82,12 @@ type machineScope struct {
 func (r *machineReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machine").
-		For(&v1alpha1.Machine{}, builder.WithPredicates(notStatusOnly)).
+		For(&v1alpha1.Machine{}, builder.WithPredicates(machineutil.NotStatusOnly)).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.machinesForNode),
 			builder.WithPredicates(nodeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }
-
-// notStatusOnly ignores updates that changed only the status, which the object's own controller
-// wrote.
-var notStatusOnly = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	o, n := e.ObjectOld, e.ObjectNew
-	return o.GetGeneration() != n.GetGeneration() ||
-		!equality.Semantic.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
-		!equality.Semantic.DeepEqual(o.GetLabels(), n.GetLabels()) ||
-		!equality.Semantic.DeepEqual(o.GetFinalizers(), n.GetFinalizers()) ||
-		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
-}}
 
 // nodeChanged ignores the kubelet's heartbeats, which change nothing a Machine depends on.
 var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
@@ -124,14 +118,14 @@ func (r *machineReconciler) machinesForNode(ctx context.Context, o client.Object
 		seen[out[0].NamespacedName] = true
 	}
 	var list v1alpha1.MachineList
-	if n.Spec.ProviderID != "" && r.client.List(ctx, &list, client.MatchingFields{providerIDIndex: n.Spec.ProviderID}) == nil {
+	if n.Spec.ProviderID != "" && r.client.List(ctx, &list, client.MatchingFields{index.ProviderID: n.Spec.ProviderID}) == nil {
 		add(&list)
 	}
-	if r.client.List(ctx, &list, client.MatchingFields{nodeNameIndex: n.Name}) == nil {
+	if r.client.List(ctx, &list, client.MatchingFields{index.NodeName: n.Name}) == nil {
 		add(&list)
 	}
 	for _, a := range n.Status.Addresses {
-		if r.client.List(ctx, &list, client.MatchingFields{addressIndex: a.Address}) == nil {
+		if r.client.List(ctx, &list, client.MatchingFields{index.Address: a.Address}) == nil {
 			add(&list)
 		}
 	}
@@ -144,7 +138,7 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ 
 	if err := r.client.Get(ctx, req.NamespacedName, m); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !deleting(m) && !controllerutil.ContainsFinalizer(m, v1alpha1.MachineFinalizer) {
+	if !machineutil.Deleting(m) && !controllerutil.ContainsFinalizer(m, v1alpha1.MachineFinalizer) {
 		// The finalizer is persisted before anything exists in the cloud, so that no server can
 		// outlive its Machine.
 		orig := m.DeepCopy()
@@ -156,10 +150,10 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ 
 	s := &machineScope{orig: m.DeepCopy(), m: m}
 	defer func() {
 		if err := r.patchStatus(ctx, s.orig, s); err != nil {
-			retErr = errorsJoin(retErr, err)
+			retErr = errors.Join(retErr, err)
 		}
 	}()
-	if deleting(m) {
+	if machineutil.Deleting(m) {
 		return r.reconcileDelete(ctx, s)
 	}
 	return r.reconcileNormal(ctx, s)
@@ -185,7 +179,7 @@ func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope
 			reconcileErrors.WithLabelValues("machine", st.name).Inc()
 			return ctrl.Result{}, err
 		}
-		res = sooner(res, r2)
+		res = machineutil.Sooner(res, r2)
 		if r2.RequeueAfter > 0 && s.stop() {
 			break
 		}
@@ -212,31 +206,23 @@ func (r *machineReconciler) patchStatus(ctx context.Context, orig *v1alpha1.Mach
 	if orig.Status.Phase != m.Status.Phase {
 		// One event per transition, saying what it is about; events cost API requests too.
 		r.recorder.Eventf(m, corev1.EventTypeNormal, string(m.Status.Phase), "Machine is %s (was %s)%s",
-			m.Status.Phase, phaseOrPending(orig.Status.Phase), phaseDetail(m))
+			m.Status.Phase, machineutil.PhaseOrPending(orig.Status.Phase), phaseDetail(m))
 		if m.Status.Phase == v1alpha1.MachinePhaseRunning && orig.Status.Phase != v1alpha1.MachinePhaseRunning &&
-			!condTrue(orig.Status.Conditions, v1alpha1.MachineNodeJoined) {
+			!conditions.IsTrue(orig.Status.Conditions, v1alpha1.MachineNodeJoined) {
 			provisioningSeconds.Observe(time.Since(m.CreationTimestamp.Time).Seconds())
 		}
 	}
 	if equality.Semantic.DeepEqual(orig.Status, m.Status) {
 		return nil
 	}
-	m.Status.LastUpdated = ptrTo(metav1.Now())
+	m.Status.LastUpdated = machineutil.PtrTo(metav1.Now())
 	if err := r.client.Status().Patch(ctx, m, client.MergeFrom(orig)); err != nil {
-		if deleting(m) && client.IgnoreNotFound(err) == nil {
+		if machineutil.Deleting(m) && client.IgnoreNotFound(err) == nil {
 			return nil
 		}
 		return fmt.Errorf("patching status of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
 	return nil
-}
-
-// sooner returns the result that requeues first.
-func sooner(a, b ctrl.Result) ctrl.Result {
-	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
-		return b
-	}
-	return a
 }
 
 // phaseDetail names the server or Node a phase is about.
@@ -250,13 +236,6 @@ func phaseDetail(m *v1alpha1.Machine) string {
 		return ": " + *m.Status.ErrorMessage
 	}
 	return ""
-}
-
-func phaseOrPending(p v1alpha1.MachinePhase) v1alpha1.MachinePhase {
-	if p == "" {
-		return v1alpha1.MachinePhasePending
-	}
-	return p
 }
 
 func splitKey(s string) (ns, name string, ok bool) {

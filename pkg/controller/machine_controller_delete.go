@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/leftovers"
 )
 
 // deletionPolicy returns the Machine's deletion policy; unknown values (which admission rejects)
@@ -49,13 +51,13 @@ func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope
 			if err != nil {
 				return ctrl.Result{}, fmt.Errorf("deleting server of machine %s/%s: %w", m.Namespace, m.Name, err)
 			}
-			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Deleting",
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Deleting",
 				"waiting for the cloud to delete the server")
 			return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 		}
 		// Forced: let the Machine go and leave the server to the orphan sweep, with the record
 		// of everything the provider allocated for it.
-		if err := recordLeftover(ctx, r.client, r.reader, r.opts.LeftoverNamespace, m); err != nil {
+		if err := leftovers.Record(ctx, r.client, r.reader, r.opts.LeftoverNamespace, m); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.recorder.Eventf(m, corev1.EventTypeWarning, "ServerLeftBehind",

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 	"github.com/slipway-dev/slipway/pkg/drain"
 )
 
@@ -39,18 +40,18 @@ func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, 
 	if err := d.Cordon(ctx, node, true); err != nil {
 		return false, 0, err
 	}
-	if condTrue(m.Status.Conditions, v1alpha1.MachineDrained) {
+	if conditions.IsTrue(m.Status.Conditions, v1alpha1.MachineDrained) {
 		return true, 0, nil
 	}
 	if why := skipEviction(node); why != "" {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "EvictionSkipped", why)
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "EvictionSkipped", why)
 		r.recorder.Eventf(m, corev1.EventTypeNormal, "EvictionSkipped", "Not draining node %s: %s", node.Name, why)
 		return true, 0, nil
 	}
-	c := findCond(m.Status.Conditions, v1alpha1.MachineDrained)
+	c := conditions.Find(m.Status.Conditions, v1alpha1.MachineDrained)
 	if c != nil && timeout > 0 && time.Since(c.LastTransitionTime.Time) > timeout {
 		msg := fmt.Sprintf("the drain did not finish within %s; going on without it", timeout)
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "DrainTimeout", msg)
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "DrainTimeout", msg)
 		r.recorder.Eventf(m, corev1.EventTypeWarning, "DrainTimeout", "Node %s: %s", node.Name, msg)
 		return true, 0, nil
 	}
@@ -58,11 +59,11 @@ func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, 
 	if err != nil {
 		// Shown on the Machine: an invalid drain annotation on a pod holds the drain until it is
 		// fixed or the timeout passes.
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionFalse, "DrainFailed", err.Error())
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionFalse, "DrainFailed", err.Error())
 		return false, 0, err
 	}
 	if res.Done {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "Drained", "")
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionTrue, "Drained", "")
 		if c != nil {
 			// Only a drain that had to wait (and said Draining) gets an event for its end: a Node
 			// that was empty on the first pass is the common case, and events cost requests.
@@ -73,6 +74,6 @@ func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, 
 	if c == nil {
 		r.recorder.Eventf(m, corev1.EventTypeNormal, "Draining", "Draining node %s", node.Name)
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionFalse, "Draining", res.String())
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineDrained, metav1.ConditionFalse, "Draining", res.String())
 	return false, r.opts.PollInterval, nil
 }

@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 )
 
 // reconcileHealth keeps the Healthy condition: False when the Node has not joined within the
@@ -16,7 +17,7 @@ import (
 // by reconcileInstance). It only judges; the health controller decides whether to replace.
 func (r *machineReconciler) reconcileHealth(_ context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
-	if c := findCond(m.Status.Conditions, v1alpha1.MachineHealthy); c != nil && c.Reason == reasonInstanceLost {
+	if c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy); c != nil && c.Reason == reasonInstanceLost {
 		return ctrl.Result{}, nil
 	}
 	if m.Status.ErrorReason != nil {
@@ -26,18 +27,18 @@ func (r *machineReconciler) reconcileHealth(_ context.Context, s *machineScope) 
 	if m.Status.NodeRef == nil {
 		deadline := m.CreationTimestamp.Add(r.opts.JoinTimeout)
 		if now.Before(deadline) {
-			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "Joining", "")
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "Joining", "")
 			return ctrl.Result{RequeueAfter: deadline.Sub(now)}, nil
 		}
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonJoinTimeout,
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonJoinTimeout,
 			fmt.Sprintf("no Node joined within %s", r.opts.JoinTimeout))
 		return ctrl.Result{}, nil
 	}
 	// A Node that is not Ready, whether it never was since it joined or went NotReady or away
 	// later, gets the unhealthy timeout from the moment NodeReady last changed.
-	ready := findCond(m.Status.Conditions, v1alpha1.MachineNodeReady)
+	ready := conditions.Find(m.Status.Conditions, v1alpha1.MachineNodeReady)
 	if ready == nil || ready.Status == metav1.ConditionTrue {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "NodeHealthy", "")
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "NodeHealthy", "")
 		return ctrl.Result{}, nil
 	}
 	return r.unhealthyAfter(m, ready.LastTransitionTime.Time, now)
@@ -48,10 +49,10 @@ func (r *machineReconciler) reconcileHealth(_ context.Context, s *machineScope) 
 func (r *machineReconciler) unhealthyAfter(m *v1alpha1.Machine, since, now time.Time) (ctrl.Result, error) {
 	deadline := since.Add(r.opts.UnhealthyTimeout)
 	if now.Before(deadline) {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "NodeHealthy", "")
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "NodeHealthy", "")
 		return ctrl.Result{RequeueAfter: deadline.Sub(now)}, nil
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonNodeUnhealthy,
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonNodeUnhealthy,
 		fmt.Sprintf("the Node has not been Ready for more than %s", r.opts.UnhealthyTimeout))
 	return ctrl.Result{}, nil
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/leftovers"
 )
 
 // reconcileValidation asks the provider whether the providerSpec points at things that exist.
@@ -27,24 +29,24 @@ func (r *machineReconciler) reconcileValidation(ctx context.Context, s *machineS
 	if m.Status.ErrorReason != nil {
 		return ctrl.Result{}, nil
 	}
-	if c := findCond(m.Status.Conditions, v1alpha1.MachineValidated); c != nil && c.Status == metav1.ConditionTrue &&
+	if c := conditions.Find(m.Status.Conditions, v1alpha1.MachineValidated); c != nil && c.Status == metav1.ConditionTrue &&
 		c.ObservedGeneration == m.Generation {
 		return ctrl.Result{}, nil
 	}
 	if _, err := v1alpha1.DecodeProviderConfig(m.Spec.ProviderSpec); err != nil {
 		fail(m, v1alpha1.InvalidConfigurationMachineError, err.Error())
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "InvalidProviderSpec", err.Error())
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "InvalidProviderSpec", err.Error())
 		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 	}
 	if err := r.cloud.Validate(ctx, m); err != nil {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "ValidationFailed", err.Error())
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionFalse, "ValidationFailed", err.Error())
 		if t, ok := cloud.AsTerminal(err); ok {
 			fail(m, t.Reason, t.Message)
 			return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("validating machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionTrue, "Valid", "")
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineValidated, metav1.ConditionTrue, "Valid", "")
 	return ctrl.Result{}, nil
 }
 
@@ -72,9 +74,9 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 	}
 	switch {
 	case errors.Is(err, cloud.ErrInstanceNotFound) && hadInstance(m):
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, reasonInstanceLost,
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, reasonInstanceLost,
 			"the server disappeared from the cloud")
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonInstanceLost,
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonInstanceLost,
 			"the server disappeared from the cloud; the Machine will be replaced")
 		return ctrl.Result{}, nil
 	case errors.Is(err, cloud.ErrInstanceNotFound) || (err == nil && inst.State == cloud.StateError):
@@ -87,10 +89,10 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 			}
 			if t, ok := cloud.AsTerminal(err); ok {
 				fail(m, t.Reason, t.Message)
-				setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, string(t.Reason), t.Message)
+				conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, string(t.Reason), t.Message)
 				return ctrl.Result{}, nil
 			}
-			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "CreateFailed", err.Error())
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "CreateFailed", err.Error())
 			return ctrl.Result{}, err
 		}
 	case err != nil && hadInstance(m):
@@ -108,11 +110,11 @@ func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineSco
 		return ctrl.Result{}, err
 	}
 	if inst.State != cloud.StateRunning {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating",
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating",
 			fmt.Sprintf("server %s is %s", inst.ID, inst.State))
 		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionTrue, "Running", "")
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionTrue, "Running", "")
 	return ctrl.Result{}, nil
 }
 
@@ -160,7 +162,7 @@ func (r *machineReconciler) create(ctx context.Context, m *v1alpha1.Machine) (*c
 	if err != nil {
 		return nil, err
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating", "creating the server")
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "Creating", "creating the server")
 	inst, err := r.cloud.Create(ctx, m, r.updater(m), userdata)
 	if err != nil {
 		return nil, fmt.Errorf("creating server for machine %s/%s: %w", m.Namespace, m.Name, err)
@@ -183,7 +185,7 @@ func (r *machineReconciler) lostDuringCreate(ctx context.Context, m *v1alpha1.Ma
 	case err != nil && !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("checking whether machine %s/%s still exists: %w", m.Namespace, m.Name, err)
 	}
-	if err := recordLeftover(ctx, r.client, r.reader, r.opts.LeftoverNamespace, m); err != nil {
+	if err := leftovers.Record(ctx, r.client, r.reader, r.opts.LeftoverNamespace, m); err != nil {
 		return false, fmt.Errorf("machine %s/%s was deleted while its server was being created: %w", m.Namespace, m.Name, err)
 	}
 	r.recorder.Eventf(m, corev1.EventTypeWarning, "ServerLeftBehind",
@@ -260,14 +262,5 @@ func (r *machineReconciler) recordInstance(ctx context.Context, m *v1alpha1.Mach
 		m.Status.ProviderStatus = &runtime.RawExtension{Raw: raw}
 	}
 	m.Status.Addresses = inst.Addresses
-	return nil
-}
-
-func findCond(conds []metav1.Condition, typ string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == typ {
-			return &conds[i]
-		}
-	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 )
 
 // reconcileMaintenance drains the Node of a Machine in maintenance or with a requested (still
@@ -21,7 +22,7 @@ func (r *machineReconciler) reconcileMaintenance(ctx context.Context, s *machine
 	maintenance := m.Annotations[v1alpha1.MaintenanceAnnotation] == "true"
 	requested := m.Annotations[v1alpha1.RequestDeleteAnnotation] == "true"
 	if !maintenance && !requested {
-		if findCond(m.Status.Conditions, v1alpha1.MachineDrained) == nil {
+		if conditions.Find(m.Status.Conditions, v1alpha1.MachineDrained) == nil {
 			return ctrl.Result{}, nil
 		}
 		// Leaving maintenance, or an aborted deletion: this controller cordoned the Node, so it

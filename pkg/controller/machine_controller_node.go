@@ -14,6 +14,8 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 )
 
 // findNode returns the Machine's Node: by provider ID first, by address only as a fallback (for
@@ -27,7 +29,7 @@ func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 	}
 	var nodes corev1.NodeList
 	if inst != nil && inst.ProviderID != "" {
-		if err := r.client.List(ctx, &nodes, client.MatchingFields{providerIDIndex: inst.ProviderID}); err != nil {
+		if err := r.client.List(ctx, &nodes, client.MatchingFields{index.ProviderID: inst.ProviderID}); err != nil {
 			return nil, fmt.Errorf("listing nodes by provider ID: %w", err)
 		}
 		for i := range nodes.Items {
@@ -46,7 +48,7 @@ func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
 		}
-		if err := r.client.List(ctx, &nodes, client.MatchingFields{addressIndex: a.Address}); err != nil {
+		if err := r.client.List(ctx, &nodes, client.MatchingFields{index.Address: a.Address}); err != nil {
 			return nil, fmt.Errorf("listing nodes by address: %w", err)
 		}
 		for i := range nodes.Items {
@@ -118,10 +120,10 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 	}
 	if node == nil {
 		if m.Status.NodeRef != nil {
-			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotFound",
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotFound",
 				fmt.Sprintf("node %s is gone", m.Status.NodeRef.Name))
 		} else {
-			setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionFalse, "WaitingForNode",
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionFalse, "WaitingForNode",
 				"the server runs; waiting for its kubelet to register")
 			if identityChanged(s.orig, m) {
 				// The Node watch finds a Machine through its provider ID and addresses in the
@@ -149,19 +151,19 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 		}
 		return ctrl.Result{}, err
 	}
-	setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionTrue, "NodeJoined", "")
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeJoined, metav1.ConditionTrue, "NodeJoined", "")
 	if nodeReady(node) && !hasTaint(node, v1alpha1.NotReadyTaintKey) {
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionTrue, "NodeReady", "")
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionTrue, "NodeReady", "")
 	} else if waiting != "" {
 		// Nothing watches the CNI's pods: look again shortly.
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "PodNetworkNotReady", waiting)
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "PodNetworkNotReady", waiting)
 		return ctrl.Result{RequeueAfter: r.opts.PollInterval}, nil
 	} else {
 		msg := "the kubelet does not report Ready"
 		if c := nodeCondition(node, corev1.NodeReady); c != nil && c.Message != "" {
 			msg = c.Message
 		}
-		setCondition(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotReady", msg)
+		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineNodeReady, metav1.ConditionFalse, "NodeNotReady", msg)
 	}
 	if v := node.Status.NodeInfo.KubeletVersion; v != "" {
 		m.Status.Versions = &v1alpha1.MachineVersionInfo{Kubelet: v}

@@ -4,6 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // Reasons of the Healthy condition.
@@ -20,19 +22,19 @@ func setPhase(m *v1alpha1.Machine) {
 	c := m.Status.Conditions
 	healthy := meta.FindStatusCondition(c, v1alpha1.MachineHealthy)
 	switch {
-	case deleting(m):
+	case machineutil.Deleting(m):
 		if m.Status.Phase != v1alpha1.MachinePhaseDeleted {
 			m.Status.Phase = v1alpha1.MachinePhaseDeleting
 		}
 	case m.Status.ErrorReason != nil || (healthy != nil && healthy.Reason == reasonInstanceLost):
 		m.Status.Phase = v1alpha1.MachinePhaseFailed
-	case condTrue(c, v1alpha1.MachineNodeReady):
+	case conditions.IsTrue(c, v1alpha1.MachineNodeReady):
 		m.Status.Phase = v1alpha1.MachinePhaseRunning
-	case condTrue(c, v1alpha1.MachineNodeJoined):
+	case conditions.IsTrue(c, v1alpha1.MachineNodeJoined):
 		m.Status.Phase = v1alpha1.MachinePhaseJoining
-	case condTrue(c, v1alpha1.MachineInstanceReady):
+	case conditions.IsTrue(c, v1alpha1.MachineInstanceReady):
 		m.Status.Phase = v1alpha1.MachinePhaseProvisioned
-	case condTrue(c, v1alpha1.MachineValidated):
+	case conditions.IsTrue(c, v1alpha1.MachineValidated):
 		m.Status.Phase = v1alpha1.MachinePhaseProvisioning
 	default:
 		m.Status.Phase = v1alpha1.MachinePhasePending

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // recordProviderID sets spec.providerID to the server the provider reports. Normally that
@@ -20,7 +21,7 @@ func (r *machineReconciler) recordProviderID(ctx context.Context, m *v1alpha1.Ma
 		old = *m.Spec.ProviderID
 	}
 	orig := m.DeepCopy()
-	m.Spec.ProviderID = ptrTo(providerID)
+	m.Spec.ProviderID = machineutil.PtrTo(providerID)
 	if err := r.client.Patch(ctx, m, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("recording provider ID %s on machine %s/%s: %w", providerID, m.Namespace, m.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -154,7 +155,7 @@ scan:
 			errs = append(errs, err)
 		}
 	}
-	if err := errorsJoin(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("deleting bootstrap tokens of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
 	r.tokens.Store(m.UID, tokenRef{})

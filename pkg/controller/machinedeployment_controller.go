@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -19,6 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/coalesce"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments,verbs=get;list;watch
@@ -43,9 +48,9 @@ func (r *machineDeploymentReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
 		For(&v1alpha1.MachineDeployment{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.MachineSet{}, gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
-			&v1alpha1.MachineDeployment{}, handler.OnlyControllerOwner()), machineEventDelay)).
-		Watches(&v1alpha1.Machine{}, gathered(handler.EnqueueRequestsFromMapFunc(r.deploymentForMachine), machineEventDelay)).
+		Watches(&v1alpha1.MachineSet{}, coalesce.Gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&v1alpha1.MachineDeployment{}, handler.OnlyControllerOwner()), coalesce.MachineEventDelay)).
+		Watches(&v1alpha1.Machine{}, coalesce.Gathered(handler.EnqueueRequestsFromMapFunc(r.deploymentForMachine), coalesce.MachineEventDelay)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }
@@ -76,10 +81,10 @@ type deploymentParams struct {
 
 func params(md *v1alpha1.MachineDeployment) (deploymentParams, error) {
 	p := deploymentParams{
-		replicas:     int32Or(md.Spec.Replicas, 1),
-		minReady:     time.Duration(int32Or(md.Spec.MinReadySeconds, 0)) * time.Second,
-		historyLimit: int(int32Or(md.Spec.RevisionHistoryLimit, 1)),
-		deadline:     time.Duration(int32Or(md.Spec.ProgressDeadlineSeconds, 600)) * time.Second,
+		replicas:     machineutil.Int32Or(md.Spec.Replicas, 1),
+		minReady:     time.Duration(machineutil.Int32Or(md.Spec.MinReadySeconds, 0)) * time.Second,
+		historyLimit: int(machineutil.Int32Or(md.Spec.RevisionHistoryLimit, 1)),
+		deadline:     time.Duration(machineutil.Int32Or(md.Spec.ProgressDeadlineSeconds, 600)) * time.Second,
 	}
 	surge, unavail := intstr.FromInt32(1), intstr.FromInt32(0)
 	if s := md.Spec.Strategy; s != nil && s.RollingUpdate != nil {
@@ -124,7 +129,7 @@ func (r *machineDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if err := r.client.Get(ctx, req.NamespacedName, md); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting(md) {
+	if machineutil.Deleting(md) {
 		return ctrl.Result{}, nil // owner references let the garbage collector remove the sets
 	}
 	p, err := params(md)
@@ -151,8 +156,8 @@ func (r *machineDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	}
 	defer func() {
 		after, err := r.updateStatus(ctx, orig, md, p, plan)
-		retErr = errorsJoin(retErr, err)
-		res = sooner(res, ctrl.Result{RequeueAfter: after})
+		retErr = errors.Join(retErr, err)
+		res = machineutil.Sooner(res, ctrl.Result{RequeueAfter: after})
 	}()
 	if frozenSet(sets) != nil {
 		return ctrl.Result{}, nil
@@ -196,7 +201,7 @@ func (r *machineDeploymentReconciler) wrote(ms *v1alpha1.MachineSet) {
 // sets returns the deployment's MachineSets with their Machine counts, oldest revision first.
 func (r *machineDeploymentReconciler) sets(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams) ([]*setState, time.Duration, error) {
 	var list v1alpha1.MachineSetList
-	if err := r.client.List(ctx, &list, client.InNamespace(md.Namespace), client.MatchingFields{ownerIndex: string(md.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, &list, client.InNamespace(md.Namespace), client.MatchingFields{index.Owner: string(md.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, 0, fmt.Errorf("listing machinesets of machinedeployment %s/%s: %w", md.Namespace, md.Name, err)
 	}
 	now := time.Now()
@@ -204,21 +209,21 @@ func (r *machineDeploymentReconciler) sets(ctx context.Context, md *v1alpha1.Mac
 	out := make([]*setState, 0, len(list.Items))
 	for i := range list.Items {
 		ms := &list.Items[i]
-		if deleting(ms) {
+		if machineutil.Deleting(ms) {
 			continue
 		}
 		var machines v1alpha1.MachineList
-		if err := r.client.List(ctx, &machines, client.InNamespace(md.Namespace), client.MatchingFields{ownerIndex: string(ms.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.client.List(ctx, &machines, client.InNamespace(md.Namespace), client.MatchingFields{index.Owner: string(ms.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, 0, fmt.Errorf("listing machines of machineset %s/%s: %w", ms.Namespace, ms.Name, err)
 		}
 		rev, _ := strconv.ParseInt(ms.Annotations[v1alpha1.RevisionAnnotation], 10, 64)
-		s := &setState{ms: ms, revision: rev, spec: int32Or(ms.Spec.Replicas, 1), count: int32(len(machines.Items))}
+		s := &setState{ms: ms, revision: rev, spec: machineutil.Int32Or(ms.Spec.Replicas, 1), count: int32(len(machines.Items))}
 		s.origSpec = s.spec
 		for j := range machines.Items {
-			if machineReady(&machines.Items[j]) {
+			if machineutil.Ready(&machines.Items[j]) {
 				s.ready++
 			}
-			ok, left := machineAvailable(&machines.Items[j], p.minReady, now)
+			ok, left := machineutil.Available(&machines.Items[j], p.minReady, now)
 			if ok {
 				s.available++
 			} else if left > 0 && (recheck == 0 || left < recheck) {
@@ -242,7 +247,7 @@ func metavOwner(o client.Object, kind string) string {
 
 func frozenSet(sets []*setState) *setState {
 	for _, s := range sets {
-		if condTrue(s.ms.Status.Conditions, v1alpha1.FrozenCondition) {
+		if conditions.IsTrue(s.ms.Status.Conditions, v1alpha1.FrozenCondition) {
 			return s
 		}
 	}

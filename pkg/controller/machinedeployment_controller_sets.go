@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // templateHash names a template: equal templates hash equal, so a template change makes a new
@@ -59,8 +61,8 @@ func (r *machineDeploymentReconciler) createNewSet(ctx context.Context, md *v1al
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(md, v1alpha1.GroupVersion.WithKind("MachineDeployment"))},
 		},
 		Spec: v1alpha1.MachineSetSpec{
-			Replicas:        ptrTo(replicas),
-			MinReadySeconds: int32Or(md.Spec.MinReadySeconds, 0),
+			Replicas:        machineutil.PtrTo(replicas),
+			MinReadySeconds: machineutil.Int32Or(md.Spec.MinReadySeconds, 0),
 			Selector:        *sel,
 			Template:        *tmpl,
 		},
@@ -89,8 +91,8 @@ func (r *machineDeploymentReconciler) applySpecs(ctx context.Context, md *v1alph
 	var errs []error
 	for _, s := range plan.all() {
 		ms := s.ms.DeepCopy()
-		ms.Spec.Replicas = ptrTo(s.spec)
-		ms.Spec.MinReadySeconds = int32Or(md.Spec.MinReadySeconds, 0)
+		ms.Spec.Replicas = machineutil.PtrTo(s.spec)
+		ms.Spec.MinReadySeconds = machineutil.Int32Or(md.Spec.MinReadySeconds, 0)
 		if s.spec != s.origSpec || (s.spec > 0 && ms.Annotations[v1alpha1.DesiredReplicasAnnotation] != itoa(p.replicas)) {
 			ms.Annotations[v1alpha1.DesiredReplicasAnnotation] = itoa(p.replicas)
 			ms.Annotations[v1alpha1.MaxReplicasAnnotation] = itoa(p.replicas + p.maxSurge)
@@ -111,7 +113,7 @@ func (r *machineDeploymentReconciler) applySpecs(ctx context.Context, md *v1alph
 			r.recorder.Eventf(md, corev1.EventTypeNormal, "ScalingMachineSet", "Scaled machineset %s from %d to %d", ms.Name, s.origSpec, s.spec)
 		}
 	}
-	return errorsJoin(errs...)
+	return errors.Join(errs...)
 }
 
 func equalSets(a, b *v1alpha1.MachineSet) bool {
@@ -135,5 +137,5 @@ func (r *machineDeploymentReconciler) cleanupHistory(ctx context.Context, md *v1
 			errs = append(errs, fmt.Errorf("deleting old machineset %s/%s: %w", ms.Namespace, ms.Name, err))
 		}
 	}
-	return errorsJoin(errs...)
+	return errors.Join(errs...)
 }

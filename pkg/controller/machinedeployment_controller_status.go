@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 )
 
 // Reasons of the Progressing condition, as Deployments use them.
@@ -49,18 +50,18 @@ func (r *machineDeploymentReconciler) updateStatus(ctx context.Context, orig, md
 	gen := md.Generation
 
 	if st.AvailableReplicas >= p.replicas-p.maxUnavailable {
-		setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionTrue, reasonMinimumAvailable, "")
+		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionTrue, reasonMinimumAvailable, "")
 	} else {
-		setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionFalse, reasonMinimumUnavilable,
+		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionFalse, reasonMinimumUnavilable,
 			fmt.Sprintf("%d of at least %d machines available", st.AvailableReplicas, p.replicas-p.maxUnavailable))
 	}
 	if f := frozenSet(plan.all()); f != nil {
 		c := meta.FindStatusCondition(f.ms.Status.Conditions, v1alpha1.FrozenCondition)
-		if setCondition(&st.Conditions, gen, v1alpha1.FrozenCondition, metav1.ConditionTrue, c.Reason, f.ms.Name+": "+c.Message) {
+		if conditions.Set(&st.Conditions, gen, v1alpha1.FrozenCondition, metav1.ConditionTrue, c.Reason, f.ms.Name+": "+c.Message) {
 			r.recorder.Eventf(md, corev1.EventTypeWarning, "Frozen", "MachineSet %s is frozen: %s", f.ms.Name, c.Message)
 		}
 	} else if meta.FindStatusCondition(st.Conditions, v1alpha1.FrozenCondition) != nil {
-		setCondition(&st.Conditions, gen, v1alpha1.FrozenCondition, metav1.ConditionFalse, "WithinLimits", "")
+		conditions.Set(&st.Conditions, gen, v1alpha1.FrozenCondition, metav1.ConditionFalse, "WithinLimits", "")
 	}
 
 	now := time.Now()
@@ -70,21 +71,21 @@ func (r *machineDeploymentReconciler) updateStatus(ctx context.Context, orig, md
 		if c := meta.FindStatusCondition(st.Conditions, v1alpha1.MachineDeploymentProgressing); c == nil || c.Reason != reasonDeploymentPaused {
 			st.LastProgressTime = &metav1.Time{Time: now} // resuming starts a fresh deadline
 		}
-		setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionUnknown, reasonDeploymentPaused, "")
+		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionUnknown, reasonDeploymentPaused, "")
 	case plan.complete():
 		st.LastProgressTime = progressTime(st.LastProgressTime, progressed, now)
-		setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionTrue, reasonNewSetAvailable,
+		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionTrue, reasonNewSetAvailable,
 			fmt.Sprintf("machineset %s has successfully progressed", plan.newSet.ms.Name))
 	default:
 		st.LastProgressTime = progressTime(st.LastProgressTime, progressed, now)
 		deadline := st.LastProgressTime.Add(p.deadline)
 		if now.After(deadline) {
 			msg := fmt.Sprintf("no progress for more than %s", p.deadline)
-			if setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionFalse, reasonDeadlineExceeded, msg) {
+			if conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionFalse, reasonDeadlineExceeded, msg) {
 				r.recorder.Eventf(md, corev1.EventTypeWarning, reasonDeadlineExceeded, "Rollout stalled: %s", msg)
 			}
 		} else {
-			setCondition(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionTrue, reasonSetUpdated,
+			conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentProgressing, metav1.ConditionTrue, reasonSetUpdated,
 				fmt.Sprintf("%d of %d machines updated, %d available", st.UpdatedReplicas, p.replicas, st.AvailableReplicas))
 			after = deadline.Sub(now) + time.Second
 		}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/client-go/tools/record"
@@ -12,6 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/coalesce"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=get;list;watch;update
@@ -29,9 +33,9 @@ type machineSetReconciler struct {
 func (r *machineSetReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machineset").
-		For(&v1alpha1.MachineSet{}, builder.WithPredicates(notStatusOnly)).
-		Watches(&v1alpha1.Machine{}, seeingCreations(gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
-			&v1alpha1.MachineSet{}, handler.OnlyControllerOwner()), machineEventDelay), r.pending)).
+		For(&v1alpha1.MachineSet{}, builder.WithPredicates(machineutil.NotStatusOnly)).
+		Watches(&v1alpha1.Machine{}, seeingCreations(coalesce.Gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&v1alpha1.MachineSet{}, handler.OnlyControllerOwner()), coalesce.MachineEventDelay), r.pending)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }
@@ -52,7 +56,7 @@ func (r *machineSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting(ms) {
+	if machineutil.Deleting(ms) {
 		// Owner references let the garbage collector remove the Machines.
 		return ctrl.Result{}, nil
 	}
@@ -64,13 +68,13 @@ func (r *machineSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	settled := true
 	defer func() {
 		after, err := r.updateStatus(ctx, orig, ms, sm, settled && retErr == nil)
-		retErr = errorsJoin(retErr, err)
-		res = sooner(res, ctrl.Result{RequeueAfter: after})
+		retErr = errors.Join(retErr, err)
+		res = machineutil.Sooner(res, ctrl.Result{RequeueAfter: after})
 	}()
 	if r.checkOvershoot(ms, sm) {
 		return ctrl.Result{}, nil
 	}
-	want := int(int32Or(ms.Spec.Replicas, 1))
+	want := int(machineutil.Int32Or(ms.Spec.Replicas, 1))
 	have := len(sm.active) + sm.creating
 	switch {
 	case have < want:
@@ -87,7 +91,7 @@ func (r *machineSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 // recently and the cache has not caught up with.
 func (r *machineSetReconciler) machines(ctx context.Context, ms *v1alpha1.MachineSet) (*setMachines, error) {
 	var list v1alpha1.MachineList
-	if err := r.client.List(ctx, &list, client.InNamespace(ms.Namespace), client.MatchingFields{ownerIndex: string(ms.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, &list, client.InNamespace(ms.Namespace), client.MatchingFields{index.Owner: string(ms.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing machines of machineset %s/%s: %w", ms.Namespace, ms.Name, err)
 	}
 	key := client.ObjectKeyFromObject(ms).String()
@@ -100,7 +104,7 @@ func (r *machineSetReconciler) machines(ctx context.Context, ms *v1alpha1.Machin
 	for i := range list.Items {
 		m := &list.Items[i]
 		sm.all = append(sm.all, m)
-		if !deleting(m) && !deletingNow[m.Name] {
+		if !machineutil.Deleting(m) && !deletingNow[m.Name] {
 			sm.active = append(sm.active, m)
 		}
 	}

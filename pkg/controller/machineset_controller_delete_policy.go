@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // Deletion priorities: higher goes first.
@@ -32,7 +33,7 @@ func pickForDeletion(machines []*v1alpha1.Machine, policy v1alpha1.MachineSetDel
 			c.prio = prioMustDelete
 		case machineFailed(m):
 			c.prio = prioFailed
-		case !machineReady(m):
+		case !machineutil.Ready(m):
 			c.prio = prioNotReady
 		}
 		h := fnv.New32a()

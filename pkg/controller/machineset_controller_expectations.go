@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // expectationTTL bounds how long a creation or deletion the cache has not shown yet is trusted;
@@ -97,7 +98,7 @@ func (e *expectations) observe(key string, cached map[string]*v1alpha1.Machine) 
 	}
 	for name, at := range s.deleted {
 		m, ok := cached[name]
-		if !ok || deleting(m) || now.Sub(at) > expectationTTL {
+		if !ok || machineutil.Deleting(m) || now.Sub(at) > expectationTTL {
 			delete(s.deleted, name)
 			continue
 		}
@@ -107,9 +108,9 @@ func (e *expectations) observe(key string, cached map[string]*v1alpha1.Machine) 
 }
 
 // seen settles the expectation of a created Machine when its create or delete event arrives.
-// The set's reconcile comes later (machineEventDelay), and by then the Machine may be gone
-// again (deleted while its server was being created): the cache would never show the name, and
-// the set would wait for it until expectationTTL before it replaced the Machine.
+// The set's reconcile comes later (coalesce.MachineEventDelay), and by then the Machine may be
+// gone again (deleted while its server was being created): the cache would never show the name,
+// and the set would wait for it until expectationTTL before it replaced the Machine.
 // A create event that comes before the creation was recorded is remembered for created.
 func (e *expectations) seen(key, name string, create bool) {
 	e.mu.Lock()

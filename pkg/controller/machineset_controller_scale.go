@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -40,7 +41,7 @@ func (r *machineSetReconciler) createMachines(ctx context.Context, ms *v1alpha1.
 			}()
 		}
 		wg.Wait()
-		if err := errorsJoin(errs...); err != nil {
+		if err := errors.Join(errs...); err != nil {
 			r.recorder.Eventf(ms, corev1.EventTypeWarning, "FailedCreate", "%v", err)
 			return err
 		}
@@ -88,7 +89,7 @@ func (r *machineSetReconciler) deleteMachines(ctx context.Context, ms *v1alpha1.
 		}()
 	}
 	wg.Wait()
-	err := errorsJoin(errs...)
+	err := errors.Join(errs...)
 	if len(victims) > 0 {
 		r.recorder.Eventf(ms, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted machines: %d requested", len(victims))
 	}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // updateStatus counts the set's Machines and patches the status. observedGeneration moves only
@@ -27,10 +28,10 @@ func (r *machineSetReconciler) updateStatus(ctx context.Context, orig, ms *v1alp
 		if labels.SelectorFromSet(tmplLabels).Matches(labels.Set(m.Labels)) {
 			st.FullyLabeledReplicas++
 		}
-		if machineReady(m) {
+		if machineutil.Ready(m) {
 			st.ReadyReplicas++
 		}
-		ok, left := machineAvailable(m, minReady, now)
+		ok, left := machineutil.Available(m, minReady, now)
 		if ok {
 			st.AvailableReplicas++
 		} else if left > 0 && (next == 0 || left < next) {

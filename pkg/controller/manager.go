@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
@@ -155,7 +158,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, 
 		if mo.WebhookPort > 0 {
 			ready = mgr.GetWebhookServer().StartedChecker()
 		}
-		if err := errorsJoin(mgr.AddHealthzCheck("ping", healthz.Ping), mgr.AddReadyzCheck("ready", ready)); err != nil {
+		if err := errors.Join(mgr.AddHealthzCheck("ping", healthz.Ping), mgr.AddReadyzCheck("ready", ready)); err != nil {
 			return nil, fmt.Errorf("adding probes: %w", err)
 		}
 	}
@@ -170,11 +173,11 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	if err != nil {
 		return fmt.Errorf("creating clientset: %w", err)
 	}
-	if err := addIndexes(ctx, mgr); err != nil {
+	if err := index.Add(ctx, mgr); err != nil {
 		return err
 	}
 	registerMetrics(mgr.GetClient())
-	tracked := newTrackedProvider(provider)
+	tracked := cloudtrack.New(provider)
 	recorder := mgr.GetEventRecorderFor("machine-controller")
 	c, reader := mgr.GetClient(), mgr.GetAPIReader()
 	log := mgr.GetLogger().WithName("machine-controller")

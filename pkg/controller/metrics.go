@@ -12,6 +12,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // Metrics beyond controller-runtime's own (which already count reconciles and reconcile errors
@@ -66,7 +67,7 @@ func (c *phaseCollector) Collect(ch chan<- prometheus.Metric) {
 		counts[p] = 0
 	}
 	for i := range list.Items {
-		counts[phaseOrPending(list.Items[i].Status.Phase)]++
+		counts[machineutil.PhaseOrPending(list.Items[i].Status.Phase)]++
 	}
 	for p, n := range counts {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), string(p))

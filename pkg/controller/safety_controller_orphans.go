@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,9 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/leftovers"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
 // orphanSweeper deletes servers that carry the cluster's tag but belong to no Machine: left by a
@@ -18,7 +22,7 @@ import (
 type orphanSweeper struct {
 	client client.Client
 	reader client.Reader
-	cloud  *trackedProvider
+	cloud  *cloudtrack.Provider
 	opts   Options
 	log    logr.Logger
 
@@ -55,7 +59,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 	if err := s.client.List(ctx, &sets); err != nil {
 		return err
 	}
-	left, err := leftovers(ctx, s.reader, s.opts.LeftoverNamespace)
+	left, err := leftovers.Load(ctx, s.reader, s.opts.LeftoverNamespace)
 	if err != nil {
 		return err
 	}
@@ -65,7 +69,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 		}
 	}
 	errs := []error{s.releaseLeftovers(ctx, left, s.rerecord, func(ctx context.Context, uid string) error {
-		return forgetLeftover(ctx, s.client, s.reader, s.opts.LeftoverNamespace, uid)
+		return leftovers.Forget(ctx, s.client, s.reader, s.opts.LeftoverNamespace, uid)
 	})}
 	live := map[string]bool{}
 	templates := map[string]*v1alpha1.Machine{}
@@ -94,7 +98,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		for _, inst := range orphans(insts, live, func(uid string) bool { return s.cloud.creating(types.UID(uid)) },
+		for _, inst := range orphans(insts, live, func(uid string) bool { return s.cloud.Creating(types.UID(uid)) },
 			s.firstSeen, seen, time.Now(), s.opts.OrphanGracePeriod) {
 			if s.opts.Namespace != "" {
 				// Confined to one namespace, this controller cannot see Machines elsewhere that
@@ -102,7 +106,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 				continue
 			}
 			m := &v1alpha1.Machine{Spec: tmpl.Spec}
-			m.Name, m.UID, m.Spec.ProviderID = inst.Name, types.UID(inst.MachineUID), ptrTo(inst.ProviderID)
+			m.Name, m.UID, m.Spec.ProviderID = inst.Name, types.UID(inst.MachineUID), machineutil.PtrTo(inst.ProviderID)
 			done, err := s.cloud.Delete(ctx, m, func(context.Context, func(*v1alpha1.Machine)) error { return nil })
 			if err != nil {
 				errs = append(errs, err)
@@ -116,7 +120,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 			delete(s.firstSeen, uid)
 		}
 	}
-	return errorsJoin(errs...)
+	return errors.Join(errs...)
 }
 
 // releaseLeftovers calls Delete for every recorded leftover, whether or not the cloud still
@@ -138,7 +142,7 @@ func (s *orphanSweeper) releaseLeftovers(ctx context.Context, left map[string]*v
 			errs = append(errs, forget(ctx, uid))
 		}
 	}
-	return errorsJoin(errs...)
+	return errors.Join(errs...)
 }
 
 // rerecord is the MachineUpdater for a recorded leftover: the provider's changes go into the
@@ -146,7 +150,7 @@ func (s *orphanSweeper) releaseLeftovers(ctx context.Context, left map[string]*v
 func (s *orphanSweeper) rerecord(m *v1alpha1.Machine) cloud.MachineUpdater {
 	return func(ctx context.Context, mutate func(*v1alpha1.Machine)) error {
 		mutate(m)
-		return recordLeftover(ctx, s.client, s.reader, s.opts.LeftoverNamespace, m)
+		return leftovers.Record(ctx, s.client, s.reader, s.opts.LeftoverNamespace, m)
 	}
 }
 

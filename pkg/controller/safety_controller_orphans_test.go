@@ -14,6 +14,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 )
 
 // leftoverCloud holds, per Machine UID, allocations that only Delete releases, one per call,
@@ -78,7 +79,7 @@ func TestReleaseLeftovers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &leftoverCloud{held: maps.Clone(tt.held), fail: tt.fail, deletes: map[types.UID]int{}}
-			s := &orphanSweeper{cloud: newTrackedProvider(c), log: logr.Discard()}
+			s := &orphanSweeper{cloud: cloudtrack.New(c), log: logr.Discard()}
 			left := map[string]*v1alpha1.Machine{"uid-a": leftoverMachine("a")}
 			if _, ok := tt.wantDeletes["uid-b"]; ok {
 				left["uid-b"] = leftoverMachine("b")

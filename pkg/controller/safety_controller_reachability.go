@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 )
 
 // apiProbe checks the API server's /readyz, so that health-based replacement freezes while the
@@ -38,7 +40,7 @@ func (p *apiProbe) probe(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, p.interval)
 	defer cancel()
 	if err := p.client.Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
-		if p.failing.Add(1) == unreachableAfter {
+		if p.failing.Add(1) == cloudtrack.UnreachableAfter {
 			p.log.Error(err, "API server unreachable; freezing health-based replacement")
 		}
 		return
@@ -47,4 +49,4 @@ func (p *apiProbe) probe(ctx context.Context) {
 }
 
 // Reachable reports whether the API server answered one of the last few probes.
-func (p *apiProbe) Reachable() bool { return p.failing.Load() < unreachableAfter }
+func (p *apiProbe) Reachable() bool { return p.failing.Load() < cloudtrack.UnreachableAfter }

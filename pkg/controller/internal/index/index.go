@@ -1,7 +1,10 @@
-package controller
+// Package index names the cache indexes the reconcilers look Machines, MachineSets and Nodes up
+// by, and adds them to the manager's cache.
+package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,11 +18,11 @@ import (
 // Cache indexes. Lookups by owner, provider ID and address go through them, so that a reconcile
 // never scans every Machine or Node.
 const (
-	ownerIndex       = "slipway.ownerUID"
-	providerIDIndex  = "slipway.providerID"
-	addressIndex     = "slipway.address"
-	nodeNameIndex    = "slipway.nodeName"
-	machineNodeIndex = "slipway.machineAnnotation"
+	Owner       = "slipway.ownerUID"
+	ProviderID  = "slipway.providerID"
+	Address     = "slipway.address"
+	NodeName    = "slipway.nodeName"
+	MachineNode = "slipway.machineAnnotation"
 )
 
 func controllerOwnerUID(o metav1.Object) []string {
@@ -29,7 +32,8 @@ func controllerOwnerUID(o metav1.Object) []string {
 	return nil
 }
 
-func addIndexes(ctx context.Context, mgr manager.Manager) error {
+// Add adds the indexes to mgr's cache.
+func Add(ctx context.Context, mgr manager.Manager) error {
 	idx := mgr.GetFieldIndexer()
 	add := func(obj client.Object, name string, fn client.IndexerFunc) error {
 		if err := idx.IndexField(ctx, obj, name, fn); err != nil {
@@ -38,35 +42,35 @@ func addIndexes(ctx context.Context, mgr manager.Manager) error {
 		return nil
 	}
 	owner := func(o client.Object) []string { return controllerOwnerUID(o) }
-	return errorsJoin(
-		add(&v1alpha1.Machine{}, ownerIndex, owner),
-		add(&v1alpha1.MachineSet{}, ownerIndex, owner),
-		add(&v1alpha1.Machine{}, providerIDIndex, func(o client.Object) []string {
+	return errors.Join(
+		add(&v1alpha1.Machine{}, Owner, owner),
+		add(&v1alpha1.MachineSet{}, Owner, owner),
+		add(&v1alpha1.Machine{}, ProviderID, func(o client.Object) []string {
 			if m := o.(*v1alpha1.Machine); m.Spec.ProviderID != nil {
 				return []string{*m.Spec.ProviderID}
 			}
 			return nil
 		}),
-		add(&v1alpha1.Machine{}, addressIndex, func(o client.Object) []string {
+		add(&v1alpha1.Machine{}, Address, func(o client.Object) []string {
 			var out []string
 			for _, a := range o.(*v1alpha1.Machine).Status.Addresses {
 				out = append(out, a.Address)
 			}
 			return out
 		}),
-		add(&v1alpha1.Machine{}, nodeNameIndex, func(o client.Object) []string {
+		add(&v1alpha1.Machine{}, NodeName, func(o client.Object) []string {
 			if ref := o.(*v1alpha1.Machine).Status.NodeRef; ref != nil {
 				return []string{ref.Name}
 			}
 			return nil
 		}),
-		add(&corev1.Node{}, providerIDIndex, func(o client.Object) []string {
+		add(&corev1.Node{}, ProviderID, func(o client.Object) []string {
 			if id := o.(*corev1.Node).Spec.ProviderID; id != "" {
 				return []string{id}
 			}
 			return nil
 		}),
-		add(&corev1.Node{}, addressIndex, func(o client.Object) []string {
+		add(&corev1.Node{}, Address, func(o client.Object) []string {
 			var out []string
 			for _, a := range o.(*corev1.Node).Status.Addresses {
 				if a.Type == corev1.NodeInternalIP || a.Type == corev1.NodeExternalIP {
@@ -75,7 +79,7 @@ func addIndexes(ctx context.Context, mgr manager.Manager) error {
 			}
 			return out
 		}),
-		add(&corev1.Node{}, machineNodeIndex, func(o client.Object) []string {
+		add(&corev1.Node{}, MachineNode, func(o client.Object) []string {
 			if v := o.GetAnnotations()[v1alpha1.NodeMachineAnnotation]; v != "" {
 				return []string{v}
 			}

@@ -1,4 +1,6 @@
-package controller
+// Package cloudtrack wraps the cloud.Provider the controllers share, to learn whether the cloud
+// answers at all and which Machines have a Create in flight.
+package cloudtrack
 
 import (
 	"context"
@@ -12,13 +14,14 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
-// unreachableAfter is how many provider calls in a row must fail, other than with "not found" or
+// UnreachableAfter is how many provider calls in a row must fail, other than with "not found" or
 // a terminal error, before the cloud counts as unreachable and health-based replacement freezes.
-const unreachableAfter = 3
+// The API server probe uses the same count.
+const UnreachableAfter = 3
 
-// trackedProvider wraps the Provider to learn two things the controllers need: whether the cloud
+// Provider wraps a cloud.Provider to learn two things the controllers need: whether the cloud
 // answers at all, and which Machines have a Create in flight (the orphan sweep must skip those).
-type trackedProvider struct {
+type Provider struct {
 	cloud.Provider
 
 	mu       sync.Mutex
@@ -26,11 +29,12 @@ type trackedProvider struct {
 	inFlight map[types.UID]time.Time
 }
 
-func newTrackedProvider(p cloud.Provider) *trackedProvider {
-	return &trackedProvider{Provider: p, inFlight: map[types.UID]time.Time{}}
+// New wraps p.
+func New(p cloud.Provider) *Provider {
+	return &Provider{Provider: p, inFlight: map[types.UID]time.Time{}}
 }
 
-func (t *trackedProvider) record(err error) {
+func (t *Provider) record(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, terminal := cloud.AsTerminal(err); err == nil || terminal || errors.Is(err, cloud.ErrInstanceNotFound) {
@@ -41,27 +45,27 @@ func (t *trackedProvider) record(err error) {
 }
 
 // Reachable reports whether the cloud answered one of the last few calls.
-func (t *trackedProvider) Reachable() bool {
+func (t *Provider) Reachable() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.failures < unreachableAfter
+	return t.failures < UnreachableAfter
 }
 
-// creating reports whether a Create for the Machine UID is running now.
-func (t *trackedProvider) creating(uid types.UID) bool {
+// Creating reports whether a Create for the Machine UID is running now.
+func (t *Provider) Creating(uid types.UID) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, ok := t.inFlight[uid]
 	return ok
 }
 
-func (t *trackedProvider) Get(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, error) {
+func (t *Provider) Get(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, error) {
 	inst, err := t.Provider.Get(ctx, m)
 	t.record(err)
 	return inst, err
 }
 
-func (t *trackedProvider) Create(ctx context.Context, m *v1alpha1.Machine, u cloud.MachineUpdater, userdata string) (*cloud.Instance, error) {
+func (t *Provider) Create(ctx context.Context, m *v1alpha1.Machine, u cloud.MachineUpdater, userdata string) (*cloud.Instance, error) {
 	t.mu.Lock()
 	t.inFlight[m.UID] = time.Now()
 	t.mu.Unlock()
@@ -75,19 +79,19 @@ func (t *trackedProvider) Create(ctx context.Context, m *v1alpha1.Machine, u clo
 	return inst, err
 }
 
-func (t *trackedProvider) Delete(ctx context.Context, m *v1alpha1.Machine, u cloud.MachineUpdater) (bool, error) {
+func (t *Provider) Delete(ctx context.Context, m *v1alpha1.Machine, u cloud.MachineUpdater) (bool, error) {
 	done, err := t.Provider.Delete(ctx, m, u)
 	t.record(err)
 	return done, err
 }
 
-func (t *trackedProvider) Validate(ctx context.Context, m *v1alpha1.Machine) error {
+func (t *Provider) Validate(ctx context.Context, m *v1alpha1.Machine) error {
 	err := t.Provider.Validate(ctx, m)
 	t.record(err)
 	return err
 }
 
-func (t *trackedProvider) List(ctx context.Context, tmpl *v1alpha1.Machine) ([]cloud.Instance, error) {
+func (t *Provider) List(ctx context.Context, tmpl *v1alpha1.Machine) ([]cloud.Instance, error) {
 	out, err := t.Provider.List(ctx, tmpl)
 	t.record(err)
 	return out, err

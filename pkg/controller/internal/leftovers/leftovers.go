@@ -1,4 +1,6 @@
-package controller
+// Package leftovers keeps the record of servers that forced deletions left behind (a ConfigMap),
+// which the Machine controller writes and the orphan sweep releases.
+package leftovers
 
 import (
 	"context"
@@ -17,13 +19,13 @@ import (
 // +kubebuilder:rbac:groups="",namespace=kube-system,resources=configmaps,verbs=create
 // +kubebuilder:rbac:groups="",namespace=kube-system,resources=configmaps,resourceNames=machine-controller-leftovers,verbs=get;update
 
-// leftoverConfigMap records, per Machine UID, the Machines whose forced deletion left a server
+// configMap records, per Machine UID, the Machines whose forced deletion left a server
 // behind. The record keeps the annotations and provider status through which the provider
 // remembers what it allocated, so that the orphan sweep can release all of it, not just the server.
-const leftoverConfigMap = "machine-controller-leftovers"
+const configMap = "machine-controller-leftovers"
 
-// recordLeftover adds m to the leftover record.
-func recordLeftover(ctx context.Context, c client.Client, r client.Reader, ns string, m *v1alpha1.Machine) error {
+// Record adds m to the leftover record.
+func Record(ctx context.Context, c client.Client, r client.Reader, ns string, m *v1alpha1.Machine) error {
 	keep := v1alpha1.Machine{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Machine"},
 		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Annotations: m.Annotations, Labels: m.Labels},
@@ -34,21 +36,21 @@ func recordLeftover(ctx context.Context, c client.Client, r client.Reader, ns st
 	if err != nil {
 		return fmt.Errorf("encoding leftover record of machine %s: %w", m.Name, err)
 	}
-	return updateLeftovers(ctx, c, r, ns, func(data map[string]string) { data[string(m.UID)] = string(raw) })
+	return update(ctx, c, r, ns, func(data map[string]string) { data[string(m.UID)] = string(raw) })
 }
 
-// forgetLeftover removes the record of the Machine UID.
-func forgetLeftover(ctx context.Context, c client.Client, r client.Reader, ns, uid string) error {
-	return updateLeftovers(ctx, c, r, ns, func(data map[string]string) { delete(data, uid) })
+// Forget removes the record of the Machine UID.
+func Forget(ctx context.Context, c client.Client, r client.Reader, ns, uid string) error {
+	return update(ctx, c, r, ns, func(data map[string]string) { delete(data, uid) })
 }
 
-// updateLeftovers reads through r (uncached: ConfigMaps are never cached) and writes through c.
-func updateLeftovers(ctx context.Context, c client.Client, r client.Reader, ns string, mutate func(map[string]string)) error {
+// update reads through r (uncached: ConfigMaps are never cached) and writes through c.
+func update(ctx context.Context, c client.Client, r client.Reader, ns string, mutate func(map[string]string)) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: leftoverConfigMap}, cm)
+		err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: configMap}, cm)
 		if apierrors.IsNotFound(err) {
-			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: leftoverConfigMap}, Data: map[string]string{}}
+			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: configMap}, Data: map[string]string{}}
 			mutate(cm.Data)
 			return c.Create(ctx, cm)
 		}
@@ -62,19 +64,19 @@ func updateLeftovers(ctx context.Context, c client.Client, r client.Reader, ns s
 		return c.Update(ctx, cm)
 	})
 	if err != nil {
-		return fmt.Errorf("updating %s/%s: %w", ns, leftoverConfigMap, err)
+		return fmt.Errorf("updating %s/%s: %w", ns, configMap, err)
 	}
 	return nil
 }
 
-// leftovers returns the recorded Machines by UID.
-func leftovers(ctx context.Context, c client.Reader, ns string) (map[string]*v1alpha1.Machine, error) {
+// Load returns the recorded Machines by UID.
+func Load(ctx context.Context, c client.Reader, ns string) (map[string]*v1alpha1.Machine, error) {
 	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: leftoverConfigMap}, cm); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: configMap}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("reading %s/%s: %w", ns, leftoverConfigMap, err)
+		return nil, fmt.Errorf("reading %s/%s: %w", ns, configMap, err)
 	}
 	out := map[string]*v1alpha1.Machine{}
 	for uid, raw := range cm.Data {

@@ -1,4 +1,6 @@
-package controller
+// Package coalesce delays the Machine events that MachineSets and MachineDeployments watch, so
+// that the changes of many Machines within a second cost their owner one reconcile.
+package coalesce
 
 import (
 	"context"
@@ -10,11 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// machineEventDelay is how long a MachineSet or MachineDeployment lets the events of its
+// MachineEventDelay is how long a MachineSet or MachineDeployment lets the events of its
 // Machines gather before it looks at them again.
-const machineEventDelay = time.Second
+const MachineEventDelay = time.Second
 
-// gathered wraps h, which maps a Machine to its owner, so that every Machine event enqueues the
+// Gathered wraps h, which maps a Machine to its owner, so that every Machine event enqueues the
 // owner after delay instead of at once. A work queue holds a key once, and waiting adds of one
 // key fold into the earliest: the Machines of a set that change within delay cost the set one
 // reconcile and at most one status write, where each change cost one before (about one status
@@ -24,7 +26,7 @@ const machineEventDelay = time.Second
 // deleted itself (its expectations), and a second's delay before it replaces a Machine that
 // someone else deleted, or before a rollout takes its next step, is nothing beside the minutes
 // a server takes to boot. Changes of the owner itself are not delayed.
-func gathered(h handler.EventHandler, delay time.Duration) handler.EventHandler {
+func Gathered(h handler.EventHandler, delay time.Duration) handler.EventHandler {
 	later := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 		return delayedAdds{TypedRateLimitingInterface: q, delay: delay}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/machineset"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
@@ -202,7 +203,8 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	}{
 		{"machine controller", func() error { return mr.setup(mgr) }},
 		{"machineset controller", func() error {
-			return (&machineSetReconciler{client: c, recorder: recorder, opts: opts, pending: newExpectations()}).setup(mgr)
+			return machineset.New(c, recorder, machineset.Options{Workers: opts.Workers, OvershootThreshold: opts.OvershootThreshold}).
+				SetupWithManager(mgr)
 		}},
 		{"machinedeployment controller", func() error {
 			return (&machineDeploymentReconciler{client: c, recorder: recorder, opts: opts}).setup(mgr)

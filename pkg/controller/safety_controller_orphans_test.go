@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,5 +116,24 @@ func TestReleaseLeftovers(t *testing.T) {
 				t.Errorf("%d provider updates reached the record, want %d", rerecorded, c.updates)
 			}
 		})
+	}
+}
+
+func TestOrphans(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	insts := []cloud.Instance{{ID: "1", MachineUID: "live"}, {ID: "2", MachineUID: "gone"}, {ID: "3", MachineUID: "creating"}, {ID: "4"}}
+	live := map[string]bool{"live": true}
+	creating := func(uid string) bool { return uid == "creating" }
+	first := map[string]time.Time{}
+	seen := map[string]bool{}
+	if got := orphans(insts, live, creating, first, seen, t0, time.Minute); len(got) != 0 {
+		t.Fatalf("orphans at first sight = %v, want none before the grace period", got)
+	}
+	got := orphans(insts, live, creating, first, map[string]bool{}, t0.Add(time.Minute), time.Minute)
+	if len(got) != 1 || got[0].ID != "2" {
+		t.Fatalf("orphans after the grace period = %v, want only server 2", got)
+	}
+	if !seen["gone"] || seen["live"] || seen["creating"] {
+		t.Fatalf("seen = %v", seen)
 	}
 }

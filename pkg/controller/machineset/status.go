@@ -1,4 +1,4 @@
-package controller
+package machineset
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // updateStatus counts the set's Machines and patches the status. observedGeneration moves only
 // when the set is settled at its replicas, so that the overshoot check can tell a scale-down in
 // progress from Machines that appeared on their own. It returns when a Machine becomes available.
-func (r *machineSetReconciler) updateStatus(ctx context.Context, orig, ms *v1alpha1.MachineSet, sm *setMachines, settled bool) (time.Duration, error) {
+func (r *Reconciler) updateStatus(ctx context.Context, orig, ms *v1alpha1.MachineSet, sm *setMachines, settled bool) (time.Duration, error) {
 	now := time.Now()
 	minReady := time.Duration(ms.Spec.MinReadySeconds) * time.Second
 	tmplLabels := labels.Set(ms.Spec.Template.Labels)

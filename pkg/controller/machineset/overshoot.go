@@ -1,4 +1,4 @@
-package controller
+package machineset
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // script), and deleting or creating more would act on a count nobody understands. A frozen set
 // neither creates nor deletes; it thaws once the excess is gone (someone deleted Machines, or
 // raised replicas). Mirrors Gardener MCM's safety controller. It reports whether the set is frozen.
-func (r *machineSetReconciler) checkOvershoot(ms *v1alpha1.MachineSet, sm *setMachines) bool {
+func (r *Reconciler) checkOvershoot(ms *v1alpha1.MachineSet, sm *setMachines) bool {
 	want := int(machineutil.Int32Or(ms.Spec.Replicas, 1))
 	live := len(sm.active) + sm.creating
 	limit := want + r.opts.OvershootThreshold

@@ -1,4 +1,4 @@
-package controller
+package machineset
 
 import (
 	"context"
@@ -22,15 +22,30 @@ import (
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines,verbs=create
 
-// machineSetReconciler keeps the number of a MachineSet's Machines at its replicas.
-type machineSetReconciler struct {
+// Options tune the MachineSet reconciler.
+type Options struct {
+	// Workers is the number of concurrent reconciles.
+	Workers int
+	// OvershootThreshold is how many Machines a MachineSet may have above its replicas before it
+	// is frozen.
+	OvershootThreshold int
+}
+
+// Reconciler keeps the number of a MachineSet's Machines at its replicas.
+type Reconciler struct {
 	client   client.Client
 	recorder record.EventRecorder
 	opts     Options
 	pending  *expectations
 }
 
-func (r *machineSetReconciler) setup(mgr ctrl.Manager) error {
+// New returns the MachineSet reconciler.
+func New(c client.Client, recorder record.EventRecorder, opts Options) *Reconciler {
+	return &Reconciler{client: c, recorder: recorder, opts: opts, pending: newExpectations()}
+}
+
+// SetupWithManager adds the reconciler to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machineset").
 		For(&v1alpha1.MachineSet{}, builder.WithPredicates(machineutil.NotStatusOnly)).
@@ -48,7 +63,7 @@ type setMachines struct {
 	creating int                 // created by us, not in the cache yet
 }
 
-func (r *machineSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	ms := &v1alpha1.MachineSet{}
 	if err := r.client.Get(ctx, req.NamespacedName, ms); err != nil {
 		if client.IgnoreNotFound(err) == nil {
@@ -89,7 +104,7 @@ func (r *machineSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 
 // machines returns the set's Machines from the cache, corrected by what it created or deleted
 // recently and the cache has not caught up with.
-func (r *machineSetReconciler) machines(ctx context.Context, ms *v1alpha1.MachineSet) (*setMachines, error) {
+func (r *Reconciler) machines(ctx context.Context, ms *v1alpha1.MachineSet) (*setMachines, error) {
 	var list v1alpha1.MachineList
 	if err := r.client.List(ctx, &list, client.InNamespace(ms.Namespace), client.MatchingFields{index.Owner: string(ms.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing machines of machineset %s/%s: %w", ms.Namespace, ms.Name, err)

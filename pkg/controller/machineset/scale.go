@@ -1,4 +1,4 @@
-package controller
+package machineset
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const slowStartInitial = 1
 const deleteParallelism = 16
 
 // createMachines creates n Machines from the template, in doubling batches.
-func (r *machineSetReconciler) createMachines(ctx context.Context, ms *v1alpha1.MachineSet, n int) error {
+func (r *Reconciler) createMachines(ctx context.Context, ms *v1alpha1.MachineSet, n int) error {
 	key := client.ObjectKeyFromObject(ms).String()
 	for batch := slowStartInitial; n > 0; batch *= 2 {
 		size := min(batch, n)
@@ -70,7 +70,7 @@ func newMachine(ms *v1alpha1.MachineSet) *v1alpha1.Machine {
 }
 
 // deleteMachines deletes the n Machines that should go first.
-func (r *machineSetReconciler) deleteMachines(ctx context.Context, ms *v1alpha1.MachineSet, sm *setMachines, n int) error {
+func (r *Reconciler) deleteMachines(ctx context.Context, ms *v1alpha1.MachineSet, sm *setMachines, n int) error {
 	key := client.ObjectKeyFromObject(ms).String()
 	victims := pickForDeletion(sm.active, v1alpha1.MachineSetDeletePolicy(ms.Spec.DeletePolicy), n)
 	errs := make([]error, len(victims))

@@ -1,8 +1,10 @@
-package controller
+package machineset
 
 import (
 	"hash/fnv"
 	"sort"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
@@ -66,4 +68,10 @@ func pickForDeletion(machines []*v1alpha1.Machine, policy v1alpha1.MachineSetDel
 		out = append(out, cands[i].m)
 	}
 	return out
+}
+
+// machineFailed reports whether the Machine hit a terminal error or should be replaced.
+func machineFailed(m *v1alpha1.Machine) bool {
+	return m.Status.ErrorReason != nil || m.Status.Phase == v1alpha1.MachinePhaseFailed ||
+		meta.IsStatusConditionFalse(m.Status.Conditions, v1alpha1.MachineHealthy)
 }

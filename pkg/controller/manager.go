@@ -25,6 +25,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
 	"github.com/slipway-dev/slipway/pkg/controller/machineset"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
@@ -207,7 +208,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 				SetupWithManager(mgr)
 		}},
 		{"machinedeployment controller", func() error {
-			return (&machineDeploymentReconciler{client: c, recorder: recorder, opts: opts}).setup(mgr)
+			return machinedeployment.New(c, recorder, machinedeployment.Options{Workers: opts.Workers}).SetupWithManager(mgr)
 		}},
 		{"health controller", func() error {
 			return (&healthReconciler{client: c, recorder: recorder, opts: opts, frozen: frozen}).setup(mgr)

@@ -1,4 +1,4 @@
-package controller
+package machinedeployment
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func templateHash(t *v1alpha1.MachineTemplateSpec) string {
 }
 
 // createNewSet creates the set for the current template, sized as the surge allows.
-func (r *machineDeploymentReconciler) createNewSet(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout, hash string) error {
+func (r *Reconciler) createNewSet(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout, hash string) error {
 	var maxRev int64
 	for _, s := range plan.oldSets {
 		maxRev = max(maxRev, s.revision)
@@ -83,7 +83,7 @@ func (r *machineDeploymentReconciler) createNewSet(ctx context.Context, md *v1al
 // applySpecs writes the planned replicas, the sizing annotations, the new set's revision and
 // minReadySeconds to every set that needs it. Updates carry the cached resourceVersion, so a
 // plan made on a stale set fails with a conflict instead of acting.
-func (r *machineDeploymentReconciler) applySpecs(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
+func (r *Reconciler) applySpecs(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
 	var maxOld int64
 	for _, s := range plan.oldSets {
 		maxOld = max(maxOld, s.revision)
@@ -122,7 +122,7 @@ func equalSets(a, b *v1alpha1.MachineSet) bool {
 }
 
 // cleanupHistory deletes the oldest empty old sets beyond revisionHistoryLimit.
-func (r *machineDeploymentReconciler) cleanupHistory(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
+func (r *Reconciler) cleanupHistory(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
 	var empty []*setState
 	for _, s := range plan.oldSets {
 		if s.spec == 0 && s.count == 0 {

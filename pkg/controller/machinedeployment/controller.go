@@ -1,4 +1,4 @@
-package controller
+package machinedeployment
 
 import (
 	"context"
@@ -32,9 +32,15 @@ import (
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=create;delete
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets/finalizers,verbs=update
 
-// machineDeploymentReconciler rolls MachineSets over when the template changes, as the
-// Deployment controller does for ReplicaSets.
-type machineDeploymentReconciler struct {
+// Options tune the MachineDeployment reconciler.
+type Options struct {
+	// Workers is the number of concurrent reconciles.
+	Workers int
+}
+
+// Reconciler rolls MachineSets over when the template changes, as the Deployment controller
+// does for ReplicaSets.
+type Reconciler struct {
 	client   client.Client
 	recorder record.EventRecorder
 	opts     Options
@@ -44,7 +50,13 @@ type machineDeploymentReconciler struct {
 	written sync.Map // types.UID → int64
 }
 
-func (r *machineDeploymentReconciler) setup(mgr ctrl.Manager) error {
+// New returns the MachineDeployment reconciler.
+func New(c client.Client, recorder record.EventRecorder, opts Options) *Reconciler {
+	return &Reconciler{client: c, recorder: recorder, opts: opts}
+}
+
+// SetupWithManager adds the reconciler to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
 		For(&v1alpha1.MachineDeployment{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -56,7 +68,7 @@ func (r *machineDeploymentReconciler) setup(mgr ctrl.Manager) error {
 }
 
 // deploymentForMachine maps a Machine to the deployment that owns its set.
-func (r *machineDeploymentReconciler) deploymentForMachine(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) deploymentForMachine(ctx context.Context, o client.Object) []reconcile.Request {
 	ref := metavOwner(o, "MachineSet")
 	if ref == "" {
 		return nil
@@ -124,7 +136,7 @@ func ResolveSurgeUnavailable(surge, unavail intstr.IntOrString, replicas int32) 
 	return int32(s), int32(u), nil
 }
 
-func (r *machineDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	md := &v1alpha1.MachineDeployment{}
 	if err := r.client.Get(ctx, req.NamespacedName, md); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -185,7 +197,7 @@ func (r *machineDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Re
 
 // caughtUp reports whether the cache shows every set at least as new as this controller's last
 // write to it.
-func (r *machineDeploymentReconciler) caughtUp(sets []*setState) bool {
+func (r *Reconciler) caughtUp(sets []*setState) bool {
 	for _, s := range sets {
 		if g, ok := r.written.Load(s.ms.UID); ok && s.ms.Generation < g.(int64) {
 			return false
@@ -194,12 +206,12 @@ func (r *machineDeploymentReconciler) caughtUp(sets []*setState) bool {
 	return true
 }
 
-func (r *machineDeploymentReconciler) wrote(ms *v1alpha1.MachineSet) {
+func (r *Reconciler) wrote(ms *v1alpha1.MachineSet) {
 	r.written.Store(ms.UID, ms.Generation)
 }
 
 // sets returns the deployment's MachineSets with their Machine counts, oldest revision first.
-func (r *machineDeploymentReconciler) sets(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams) ([]*setState, time.Duration, error) {
+func (r *Reconciler) sets(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams) ([]*setState, time.Duration, error) {
 	var list v1alpha1.MachineSetList
 	if err := r.client.List(ctx, &list, client.InNamespace(md.Namespace), client.MatchingFields{index.Owner: string(md.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, 0, fmt.Errorf("listing machinesets of machinedeployment %s/%s: %w", md.Namespace, md.Name, err)

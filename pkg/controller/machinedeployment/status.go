@@ -1,4 +1,4 @@
-package controller
+package machinedeployment
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const (
 // enforces progressDeadlineSeconds: a rollout that has not progressed for that long gets
 // Progressing=False with reason ProgressDeadlineExceeded. It returns when to look again for the
 // deadline.
-func (r *machineDeploymentReconciler) updateStatus(ctx context.Context, orig, md *v1alpha1.MachineDeployment,
+func (r *Reconciler) updateStatus(ctx context.Context, orig, md *v1alpha1.MachineDeployment,
 	p deploymentParams, plan *rollout) (time.Duration, error) {
 	st := &md.Status
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas = 0, 0, 0, 0

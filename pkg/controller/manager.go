@@ -23,6 +23,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/health"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
@@ -211,7 +212,8 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 			return machinedeployment.New(c, recorder, machinedeployment.Options{Workers: opts.Workers}).SetupWithManager(mgr)
 		}},
 		{"health controller", func() error {
-			return (&healthReconciler{client: c, recorder: recorder, opts: opts, frozen: frozen}).setup(mgr)
+			return health.New(c, recorder, health.Options{PollInterval: opts.PollInterval, MaxUnhealthy: opts.MaxUnhealthy}, frozen).
+				SetupWithManager(mgr)
 		}},
 		{"csr approver", func() error { return (&csrReconciler{client: c, kube: kube, recorder: recorder}).setup(mgr) }},
 		{"api probe", func() error { return mgr.Add(probe) }},

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -92,13 +91,4 @@ func (o Options) Defaults() Options {
 		o.ClusterName = "slipway"
 	}
 	return o
-}
-
-// maxUnhealthy returns the replacement cap for a deployment of replicas Machines.
-func (o Options) maxUnhealthy(replicas int) (int, error) {
-	n, err := intstr.GetScaledValueFromIntOrPercent(&o.MaxUnhealthy, replicas, true)
-	if err != nil {
-		return 0, fmt.Errorf("max-unhealthy %s: %w", o.MaxUnhealthy.String(), err)
-	}
-	return max(n, 1), nil
 }

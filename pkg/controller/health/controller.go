@@ -1,4 +1,4 @@
-package controller
+package health
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -22,17 +23,44 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
-// healthReconciler replaces unhealthy Machines of a MachineSet by deleting them (the set then
+// Options tune the health reconciler.
+type Options struct {
+	// PollInterval is the controllers' poll interval; a frozen or short-circuited replacement is
+	// looked at again after ten of them.
+	PollInterval time.Duration
+	// MaxUnhealthy caps health-based replacements per MachineDeployment (an absolute number or a
+	// percentage of its replicas, rounded up, at least 1). When more Machines are unhealthy than
+	// this, none is replaced: that many failures at once point at the cluster or the cloud, and
+	// replacing would make it worse (Cluster API's MachineHealthCheck short-circuit).
+	MaxUnhealthy intstr.IntOrString
+}
+
+// maxUnhealthy returns the replacement cap for a deployment of replicas Machines.
+func (o Options) maxUnhealthy(replicas int) (int, error) {
+	n, err := intstr.GetScaledValueFromIntOrPercent(&o.MaxUnhealthy, replicas, true)
+	if err != nil {
+		return 0, fmt.Errorf("max-unhealthy %s: %w", o.MaxUnhealthy.String(), err)
+	}
+	return max(n, 1), nil
+}
+
+// Reconciler replaces unhealthy Machines of a MachineSet by deleting them (the set then
 // creates replacements), at most maxUnhealthy per MachineDeployment at a time, and not at all
 // while the API server or the cloud is unreachable.
-type healthReconciler struct {
+type Reconciler struct {
 	client   client.Client
 	recorder record.EventRecorder
 	opts     Options
 	frozen   func() string // why replacement is frozen, or ""
 }
 
-func (r *healthReconciler) setup(mgr ctrl.Manager) error {
+// New returns the health reconciler. frozen says why replacement is frozen now, or "".
+func New(c client.Client, recorder record.EventRecorder, opts Options, frozen func() string) *Reconciler {
+	return &Reconciler{client: c, recorder: recorder, opts: opts, frozen: frozen}
+}
+
+// SetupWithManager adds the reconciler to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machinehealth").
 		For(&v1alpha1.MachineSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -43,9 +71,9 @@ func (r *healthReconciler) setup(mgr ctrl.Manager) error {
 }
 
 // recheck is how soon a frozen or short-circuited replacement is looked at again.
-func (r *healthReconciler) recheck() time.Duration { return 10 * r.opts.PollInterval }
+func (r *Reconciler) recheck() time.Duration { return 10 * r.opts.PollInterval }
 
-func (r *healthReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ms := &v1alpha1.MachineSet{}
 	if err := r.client.Get(ctx, req.NamespacedName, ms); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

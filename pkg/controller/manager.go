@@ -185,18 +185,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	c, reader := mgr.GetClient(), mgr.GetAPIReader()
 	log := mgr.GetLogger().WithName("machine-controller")
 	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: 10 * time.Second, log: log}
-	frozen := func() string {
-		switch {
-		case !probe.Reachable():
-			healthFrozen.Set(1)
-			return "the API server is unreachable"
-		case !tracked.Reachable():
-			healthFrozen.Set(1)
-			return "the cloud API is unreachable"
-		}
-		healthFrozen.Set(0)
-		return ""
-	}
+	frozen := replacementFrozen(probe, tracked)
 	mr := &machineReconciler{client: c, reader: reader, kube: kube, cloud: tracked, recorder: recorder, opts: opts,
 		joinInfo: &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}}}
 	steps := []struct {

@@ -11,6 +11,26 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 )
 
+// replacementFrozen returns the health controller's freeze: a function that says why
+// health-based replacement is frozen, or "" when it is not. Replacement freezes while the API
+// server does not answer the probe or the cloud did not answer the provider's last few calls:
+// Nodes then look NotReady for reasons no new Machine would fix. The function keeps the
+// machine_controller_health_replacement_frozen gauge up to date.
+func replacementFrozen(probe *apiProbe, tracked *cloudtrack.Provider) func() string {
+	return func() string {
+		switch {
+		case !probe.Reachable():
+			healthFrozen.Set(1)
+			return "the API server is unreachable"
+		case !tracked.Reachable():
+			healthFrozen.Set(1)
+			return "the cloud API is unreachable"
+		}
+		healthFrozen.Set(0)
+		return ""
+	}
+}
+
 // apiProbe checks the API server's /readyz, so that health-based replacement freezes while the
 // control plane is down: Nodes then look NotReady for reasons no new Machine would fix.
 type apiProbe struct {

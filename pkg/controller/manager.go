@@ -23,6 +23,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/csrapprover"
 	"github.com/slipway-dev/slipway/pkg/controller/health"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
@@ -204,7 +205,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 			return health.New(c, recorder, health.Options{PollInterval: opts.PollInterval, MaxUnhealthy: opts.MaxUnhealthy}, frozen).
 				SetupWithManager(mgr)
 		}},
-		{"csr approver", func() error { return (&csrReconciler{client: c, kube: kube, recorder: recorder}).setup(mgr) }},
+		{"csr approver", func() error { return csrapprover.New(c, kube, recorder).SetupWithManager(mgr) }},
 		{"api probe", func() error { return mgr.Add(probe) }},
 		{"orphan sweep", func() error {
 			if opts.OrphanSweepInterval < 0 {

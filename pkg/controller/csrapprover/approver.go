@@ -1,4 +1,4 @@
-package controller
+package csrapprover
 
 import (
 	"context"
@@ -21,21 +21,27 @@ import (
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kubelet-serving,verbs=approve
 
-// csrReconciler approves the serving-certificate requests of kubelets that joined as Machines,
+// Reconciler approves the serving-certificate requests of kubelets that joined as Machines,
 // and only when every name and address in the request belongs to that Machine: a kubelet must
 // not obtain a certificate for someone else's address. Requests it cannot vouch for are left
 // pending for a human or another approver.
-type csrReconciler struct {
+type Reconciler struct {
 	client   client.Client
 	kube     kubernetes.Interface
 	recorder record.EventRecorder
 }
 
-func (r *csrReconciler) setup(mgr ctrl.Manager) error {
+// New returns the approver.
+func New(c client.Client, kube kubernetes.Interface, recorder record.EventRecorder) *Reconciler {
+	return &Reconciler{client: c, kube: kube, recorder: recorder}
+}
+
+// SetupWithManager adds the approver to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("csrapprover").For(&certv1.CertificateSigningRequest{}).Complete(r)
 }
 
-func (r *csrReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	csr := &certv1.CertificateSigningRequest{}
 	if err := r.client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

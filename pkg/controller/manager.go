@@ -29,6 +29,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
 	"github.com/slipway-dev/slipway/pkg/controller/machineset"
+	"github.com/slipway-dev/slipway/pkg/controller/orphans"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
@@ -211,8 +212,9 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 			if opts.OrphanSweepInterval < 0 {
 				return nil
 			}
-			return mgr.Add(&orphanSweeper{client: c, reader: reader, cloud: tracked, opts: opts, log: log,
-				firstSeen: map[string]time.Time{}})
+			return mgr.Add(orphans.NewSweeper(c, reader, tracked, orphans.Options{Namespace: opts.Namespace,
+				LeftoverNamespace: opts.LeftoverNamespace, OrphanSweepInterval: opts.OrphanSweepInterval,
+				OrphanGracePeriod: opts.OrphanGracePeriod}, log))
 		}},
 	}
 	for _, s := range steps {

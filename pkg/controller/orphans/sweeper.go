@@ -1,4 +1,4 @@
-package controller
+package orphans
 
 import (
 	"context"
@@ -17,9 +17,23 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
-// orphanSweeper deletes servers that carry the cluster's tag but belong to no Machine: left by a
+// Options tune the orphan sweep.
+type Options struct {
+	// Namespace, when set, confines the sweep to the leftovers of that namespace's Machines: it
+	// then deletes nothing it finds in the cloud's listing, which Machines elsewhere may own.
+	Namespace string
+	// LeftoverNamespace holds the ConfigMap that records servers left behind by forced deletions.
+	LeftoverNamespace string
+	// OrphanSweepInterval is how often servers without a Machine are looked for.
+	OrphanSweepInterval time.Duration
+	// OrphanGracePeriod is how long a server must have been seen without a Machine before the
+	// sweep deletes it, so that creates still in flight are never swept.
+	OrphanGracePeriod time.Duration
+}
+
+// Sweeper deletes servers that carry the cluster's tag but belong to no Machine: left by a
 // forced deletion, or by a crash between a create and its bookkeeping. It runs on the leader only.
-type orphanSweeper struct {
+type Sweeper struct {
 	client client.Client
 	reader client.Reader
 	cloud  *cloudtrack.Provider
@@ -29,11 +43,17 @@ type orphanSweeper struct {
 	firstSeen map[string]time.Time // Machine UID → when its server was first seen orphaned
 }
 
+// NewSweeper returns the orphan sweep, to be added to the manager as a Runnable. reader must be
+// uncached (ConfigMaps are never cached).
+func NewSweeper(c client.Client, reader client.Reader, cloud *cloudtrack.Provider, opts Options, log logr.Logger) *Sweeper {
+	return &Sweeper{client: c, reader: reader, cloud: cloud, opts: opts, log: log, firstSeen: map[string]time.Time{}}
+}
+
 // NeedLeaderElection makes the sweep run on the leader only.
-func (s *orphanSweeper) NeedLeaderElection() bool { return true }
+func (s *Sweeper) NeedLeaderElection() bool { return true }
 
 // Start sweeps every OrphanSweepInterval until ctx ends.
-func (s *orphanSweeper) Start(ctx context.Context) error {
+func (s *Sweeper) Start(ctx context.Context) error {
 	t := time.NewTicker(s.opts.OrphanSweepInterval)
 	defer t.Stop()
 	for {
@@ -50,7 +70,7 @@ func (s *orphanSweeper) Start(ctx context.Context) error {
 
 // sweep releases what forced deletions recorded, then lists the servers of every account a
 // Machine template points at and deletes the orphans.
-func (s *orphanSweeper) sweep(ctx context.Context) error {
+func (s *Sweeper) sweep(ctx context.Context) error {
 	var machines v1alpha1.MachineList
 	if err := s.client.List(ctx, &machines); err != nil {
 		return err
@@ -128,7 +148,7 @@ func (s *orphanSweeper) sweep(ctx context.Context) error {
 // volumes behind, which only the provider's Delete, given the record, knows to release. A
 // record is forgotten only once Delete reports everything gone. update persists what Delete
 // learns on the way into the record.
-func (s *orphanSweeper) releaseLeftovers(ctx context.Context, left map[string]*v1alpha1.Machine,
+func (s *Sweeper) releaseLeftovers(ctx context.Context, left map[string]*v1alpha1.Machine,
 	update func(*v1alpha1.Machine) cloud.MachineUpdater, forget func(context.Context, string) error) error {
 	var errs []error
 	for uid, m := range left {
@@ -147,7 +167,7 @@ func (s *orphanSweeper) releaseLeftovers(ctx context.Context, left map[string]*v
 
 // rerecord is the MachineUpdater for a recorded leftover: the provider's changes go into the
 // record, so that a restarted controller resumes from what is still allocated.
-func (s *orphanSweeper) rerecord(m *v1alpha1.Machine) cloud.MachineUpdater {
+func (s *Sweeper) rerecord(m *v1alpha1.Machine) cloud.MachineUpdater {
 	return func(ctx context.Context, mutate func(*v1alpha1.Machine)) error {
 		mutate(m)
 		return leftovers.Record(ctx, s.client, s.reader, s.opts.LeftoverNamespace, m)

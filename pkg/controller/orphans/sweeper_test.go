@@ -1,4 +1,4 @@
-package controller
+package orphans
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func TestReleaseLeftovers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &leftoverCloud{held: maps.Clone(tt.held), fail: tt.fail, deletes: map[types.UID]int{}}
-			s := &orphanSweeper{cloud: cloudtrack.New(c), log: logr.Discard()}
+			s := &Sweeper{cloud: cloudtrack.New(c), log: logr.Discard()}
 			left := map[string]*v1alpha1.Machine{"uid-a": leftoverMachine("a")}
 			if _, ok := tt.wantDeletes["uid-b"]; ok {
 				left["uid-b"] = leftoverMachine("b")

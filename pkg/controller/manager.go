@@ -27,6 +27,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/health"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
 	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
 	"github.com/slipway-dev/slipway/pkg/controller/machineset"
 	"github.com/slipway-dev/slipway/pkg/controller/orphans"
@@ -188,13 +189,15 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	log := mgr.GetLogger().WithName("machine-controller")
 	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: 10 * time.Second, log: log}
 	frozen := replacementFrozen(probe, tracked)
-	mr := &machineReconciler{client: c, reader: reader, kube: kube, cloud: tracked, recorder: recorder, opts: opts,
-		joinInfo: &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}}}
+	mr := machine.New(c, reader, kube, tracked, recorder, machine.Options{Workers: opts.Workers, JoinTimeout: opts.JoinTimeout,
+		UnhealthyTimeout: opts.UnhealthyTimeout, DrainTimeout: opts.DrainTimeout, ForcedDeleteTimeout: opts.ForcedDeleteTimeout,
+		PollInterval: opts.PollInterval, LeftoverNamespace: opts.LeftoverNamespace,
+		Join: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}})
 	steps := []struct {
 		name string
 		err  func() error
 	}{
-		{"machine controller", func() error { return mr.setup(mgr) }},
+		{"machine controller", func() error { return mr.SetupWithManager(mgr) }},
 		{"machineset controller", func() error {
 			return machineset.New(c, recorder, machineset.Options{Workers: opts.Workers, OvershootThreshold: opts.OvershootThreshold}).
 				SetupWithManager(mgr)

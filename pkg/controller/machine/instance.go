@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 
 // reconcileValidation asks the provider whether the providerSpec points at things that exist.
 // The answer is cached per generation in the Validated condition; admission never calls the cloud.
-func (r *machineReconciler) reconcileValidation(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileValidation(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if m.Status.ErrorReason != nil {
 		return ctrl.Result{}, nil
@@ -57,7 +57,7 @@ func hadInstance(m *v1alpha1.Machine) bool {
 }
 
 // reconcileInstance finds the Machine's server by UID and creates it when there is none.
-func (r *machineReconciler) reconcileInstance(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileInstance(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if m.Status.ErrorReason != nil {
 		return ctrl.Result{}, nil
@@ -135,7 +135,7 @@ type confirmation struct {
 // time cost about one call per Machine. A server lost behind the controller's back silences its
 // kubelet: the Node turns NotReady, which reconciles the Machine and asks the cloud. Before the
 // Node exists, a lost server is found when the answer has expired, on the next poll.
-func (r *machineReconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, bool) {
+func (r *Reconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, bool) {
 	v, ok := r.confirmed.Load(m.UID)
 	if !ok {
 		return nil, false
@@ -157,7 +157,7 @@ func (r *machineReconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine)
 }
 
 // create renders the user-data with a fresh bootstrap token and asks the provider for a server.
-func (r *machineReconciler) create(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, error) {
+func (r *Reconciler) create(ctx context.Context, m *v1alpha1.Machine) (*cloud.Instance, error) {
 	userdata, err := r.userdata(ctx, m)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func (r *machineReconciler) create(ctx context.Context, m *v1alpha1.Machine) (*c
 // finalizer was added removes the Machine without a deletion timestamp, and its delete path
 // never runs. What the create had allocated by then is recorded as a leftover, which the orphan
 // sweep releases on its next pass, even when this controller is confined to a namespace.
-func (r *machineReconciler) lostDuringCreate(ctx context.Context, m *v1alpha1.Machine) (bool, error) {
+func (r *Reconciler) lostDuringCreate(ctx context.Context, m *v1alpha1.Machine) (bool, error) {
 	cur := &v1alpha1.Machine{}
 	err := r.reader.Get(ctx, client.ObjectKeyFromObject(m), cur)
 	switch {
@@ -196,7 +196,7 @@ func (r *machineReconciler) lostDuringCreate(ctx context.Context, m *v1alpha1.Ma
 // updater is the cloud.MachineUpdater for m: it applies mutate to m and updates it, and on a
 // conflict re-reads the latest Machine and tries again. m is the version this reconcile just
 // read or patched, so the first try usually succeeds without a read.
-func (r *machineReconciler) updater(m *v1alpha1.Machine) cloud.MachineUpdater {
+func (r *Reconciler) updater(m *v1alpha1.Machine) cloud.MachineUpdater {
 	return func(ctx context.Context, mutate func(*v1alpha1.Machine)) error {
 		latest := m.DeepCopy()
 		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -235,7 +235,7 @@ type providerHardware struct {
 // recordInstance stores what the cloud says about the server: spec.providerID when it is new or
 // names another server (the provider replaced a failed one under the Machine), and the
 // addresses and provider status every time.
-func (r *machineReconciler) recordInstance(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) error {
+func (r *Reconciler) recordInstance(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) error {
 	if inst.ProviderID != "" && (m.Spec.ProviderID == nil || *m.Spec.ProviderID != inst.ProviderID) {
 		if err := r.recordProviderID(ctx, m, inst.ProviderID); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"

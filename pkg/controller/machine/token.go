@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func tokenID(m *v1alpha1.Machine, i int) string {
 
 // ensureToken returns the Machine's bootstrap token, creating its Secret when missing. The TTL is
 // the join timeout plus slack: a Machine that has not joined by then is replaced anyway.
-func (r *machineReconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (string, error) {
+func (r *Reconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (string, error) {
 	secret, err := bootstrap.NewTokenSecret()
 	if err != nil {
 		return "", err
@@ -103,7 +103,7 @@ type tokenRef struct {
 // When this process made or found the token, it deletes that Secret by name with its UID as a
 // precondition, without a read. Otherwise (after a restart) it looks the tokens up by the
 // names the Machine's UID derives.
-func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
+func (r *Reconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
 	v, known := r.tokens.Load(m.UID)
 	if !known {
 		return r.scanDeleteTokens(ctx, m)
@@ -134,7 +134,7 @@ func (r *machineReconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine
 // outstanding, odds of about 1 in 4 million per new token), and such a token is left to its
 // expiration (join timeout plus slack), which kube-controller-manager's token cleaner enforces.
 // Looking at all eight names every time cost seven reads per Machine for that case.
-func (r *machineReconciler) scanDeleteTokens(ctx context.Context, m *v1alpha1.Machine) error {
+func (r *Reconciler) scanDeleteTokens(ctx context.Context, m *v1alpha1.Machine) error {
 	var errs []error
 scan:
 	for i := range tokenAttempts {
@@ -163,7 +163,7 @@ scan:
 }
 
 // userdata renders the cloud-init for m.
-func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (string, error) {
+func (r *Reconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (string, error) {
 	pc, err := v1alpha1.DecodeProviderConfig(m.Spec.ProviderSpec)
 	if err != nil {
 		return "", err
@@ -208,7 +208,7 @@ func (r *machineReconciler) userdata(ctx context.Context, m *v1alpha1.Machine) (
 // nodeSettings reads the cluster-wide settings of new nodes that apply writes, for a user-data
 // (once per new Machine). It always reads them: a Machine created right after an apply must get
 // what that apply wrote. What it read is kept for recentNodeSettings.
-func (r *machineReconciler) nodeSettings(ctx context.Context) (bootstrap.Settings, error) {
+func (r *Reconciler) nodeSettings(ctx context.Context) (bootstrap.Settings, error) {
 	sec := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: bootstrap.SettingsNamespace, Name: bootstrap.SettingsSecret}
 	if err := r.reader.Get(ctx, key, sec); err != nil {
@@ -231,7 +231,7 @@ const settingsMaxAge = time.Minute
 // recentNodeSettings returns the node settings as read within settingsMaxAge, reading them only
 // when older. The Node steps (which CNI pods to wait for) tolerate that much delay, and during a
 // scale-up every new Machine's user-data has just read them: a read per Machine saved.
-func (r *machineReconciler) recentNodeSettings(ctx context.Context) (bootstrap.Settings, error) {
+func (r *Reconciler) recentNodeSettings(ctx context.Context) (bootstrap.Settings, error) {
 	if s, ok := r.settings.recent(settingsMaxAge); ok {
 		return s, nil
 	}

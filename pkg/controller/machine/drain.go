@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // what is left, instead of blocking a worker until the Node is empty. Evictions go through the
 // Eviction API, so PodDisruptionBudgets are honoured; DaemonSet and mirror pods are skipped, and
 // pods without a controller or with emptyDir volumes are evicted too: the machine is going away.
-func newDrainer(r *machineReconciler) *drain.Drainer {
+func newDrainer(r *Reconciler) *drain.Drainer {
 	return drain.New(r.kube, drain.Options{EvictUnmanaged: true, DeleteEmptyDirData: true})
 }
 
@@ -35,7 +35,7 @@ func skipEviction(node *corev1.Node) string {
 // drainNode runs one drain pass for m's node and keeps the Drained condition; its transition to
 // False marks when the drain started. It reports whether the machine may go on, and after how
 // long to look again if not. timeout 0 means no timeout.
-func (r *machineReconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node, timeout time.Duration) (bool, time.Duration, error) {
+func (r *Reconciler) drainNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node, timeout time.Duration) (bool, time.Duration, error) {
 	d := newDrainer(r)
 	if err := d.Cordon(ctx, node, true); err != nil {
 		return false, 0, err

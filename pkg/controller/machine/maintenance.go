@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // reconcileMaintenance drains the Node of a Machine in maintenance or with a requested (still
 // abortable) deletion, and uncordons it when neither applies any more.
-func (r *machineReconciler) reconcileMaintenance(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileMaintenance(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m, node := s.m, s.node
 	if node == nil {
 		return ctrl.Result{}, nil

@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // findNode returns the Machine's Node: by provider ID first, by address only as a fallback (for
 // clouds whose kubelets register without a provider ID), and never a Node that another Machine
 // already claimed.
-func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) (*corev1.Node, error) {
+func (r *Reconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) (*corev1.Node, error) {
 	key := m.Namespace + "/" + m.Name
 	ok := func(n *corev1.Node) bool {
 		owner := n.Annotations[v1alpha1.NodeMachineAnnotation]
@@ -64,7 +64,7 @@ func (r *machineReconciler) findNode(ctx context.Context, m *v1alpha1.Machine, i
 
 // linkedNode returns the Node this controller linked to the Machine when the cloud confirmed
 // its server (status.nodeRef, by UID), if it still exists and still names the Machine's server.
-func (r *machineReconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
+func (r *Reconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
 	ref := m.Status.NodeRef
 	if ref == nil {
 		return nil, nil
@@ -91,7 +91,7 @@ func (r *machineReconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine)
 // carries the providerID a Machine names is never enough: that would let whoever may write the
 // providerID drain and delete any Node. The linked Node needs no cloud call, on each of the
 // delete's polls.
-func (r *machineReconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
+func (r *Reconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
 	if n, err := r.linkedNode(ctx, m); n != nil || err != nil {
 		return n, err
 	}
@@ -103,7 +103,7 @@ func (r *machineReconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) 
 }
 
 // reconcileNode links the Machine and its Node and keeps the Node's metadata as the template says.
-func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileNode(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if s.inst == nil || s.inst.State != cloud.StateRunning {
 		return ctrl.Result{}, nil
@@ -174,7 +174,7 @@ func (r *machineReconciler) reconcileNode(ctx context.Context, s *machineScope) 
 // syncNode annotates the Node with its Machine, copies the template's labels, annotations and
 // taints, and lifts the not-ready taint once the Node is Ready with a working pod network. While
 // the Node is Ready but its network is not, it says what it waits for.
-func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) (waiting string, err error) {
+func (r *Reconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) (waiting string, err error) {
 	orig := node.DeepCopy()
 	if node.Annotations == nil {
 		node.Annotations = map[string]string{}
@@ -224,7 +224,7 @@ func (r *machineReconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, n
 // the CNI's pod on the Node (the node settings' cniPods) runs and is ready. A kubelet reports
 // Ready as soon as a CNI configuration file exists, which can be before the CNI's agent on the
 // node has set up its part of the network. Without cniPods (an external CNI) Ready is enough.
-func (r *machineReconciler) podNetworkWaiting(ctx context.Context, node *corev1.Node) (string, error) {
+func (r *Reconciler) podNetworkWaiting(ctx context.Context, node *corev1.Node) (string, error) {
 	s, err := r.recentNodeSettings(ctx)
 	if err != nil {
 		return "", err

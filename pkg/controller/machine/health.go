@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // reconcileHealth keeps the Healthy condition: False when the Node has not joined within the
 // join timeout, or has been NotReady longer than the unhealthy timeout (a lost server is marked
 // by reconcileInstance). It only judges; the health controller decides whether to replace.
-func (r *machineReconciler) reconcileHealth(_ context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileHealth(_ context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy); c != nil && c.Reason == reasonInstanceLost {
 		return ctrl.Result{}, nil
@@ -46,7 +46,7 @@ func (r *machineReconciler) reconcileHealth(_ context.Context, s *machineScope) 
 
 // unhealthyAfter marks the Machine unhealthy once its Node has been NotReady since since for
 // longer than the unhealthy timeout, and otherwise asks to be called again then.
-func (r *machineReconciler) unhealthyAfter(m *v1alpha1.Machine, since, now time.Time) (ctrl.Result, error) {
+func (r *Reconciler) unhealthyAfter(m *v1alpha1.Machine, since, now time.Time) (ctrl.Result, error) {
 	deadline := since.Add(r.opts.UnhealthyTimeout)
 	if now.Before(deadline) {
 		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "NodeHealthy", "")

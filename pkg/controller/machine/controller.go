@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
@@ -30,9 +31,9 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
-// The machine-controller's RBAC is generated from these markers and the others in this package
-// (make generate-machine-controller); SECURITY.md explains every rule, and a test on a real API
-// server fails when the service account can do more than its allow-list.
+// The machine-controller's RBAC is generated from these markers and the others under
+// pkg/controller (make generate-machine-controller); SECURITY.md explains every rule, and a test
+// on a real API server fails when the service account can do more than its allow-list.
 //
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machines/status,verbs=patch
@@ -44,8 +45,31 @@ import (
 // +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=get;create;delete
 // +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,resourceNames=cluster-info,verbs=get
 
-// machineReconciler turns a Machine into a server and a Node, and releases both on deletion.
-type machineReconciler struct {
+// Options tune the Machine reconciler.
+type Options struct {
+	// Workers is the number of concurrent reconciles.
+	Workers int
+	// JoinTimeout is how long a Machine may exist without a Node before it is replaced.
+	JoinTimeout time.Duration
+	// UnhealthyTimeout is how long a Node may stay NotReady before its Machine is replaced.
+	UnhealthyTimeout time.Duration
+	// DrainTimeout is how long a graceful deletion evicts pods before it gives up and goes on.
+	DrainTimeout time.Duration
+	// ForcedDeleteTimeout is how long a forced deletion waits for the cloud before it releases
+	// the Machine and records the server as a leftover for the orphan sweep.
+	ForcedDeleteTimeout time.Duration
+	// PollInterval is how often slow cloud operations (a server building or being deleted) and
+	// blocked drains are checked again.
+	PollInterval time.Duration
+	// LeftoverNamespace holds the ConfigMap that records servers left behind by forced deletions.
+	LeftoverNamespace string
+	// Join is where new Machines join as the flags say; a half left empty comes from kubeadm's
+	// cluster-info ConfigMap in kube-public.
+	Join bootstrap.ClusterInfo
+}
+
+// Reconciler turns a Machine into a server and a Node, and releases both on deletion.
+type Reconciler struct {
 	client   client.Client
 	reader   client.Reader // uncached: Secrets and cluster-info are never cached
 	kube     kubernetes.Interface
@@ -79,7 +103,16 @@ type machineScope struct {
 	gone bool
 }
 
-func (r *machineReconciler) setup(mgr ctrl.Manager) error {
+// New returns the Machine reconciler. reader must be uncached: Secrets, ConfigMaps and Pods are
+// never cached.
+func New(c client.Client, reader client.Reader, kube kubernetes.Interface, cloud *cloudtrack.Provider,
+	recorder record.EventRecorder, opts Options) *Reconciler {
+	return &Reconciler{client: c, reader: reader, kube: kube, cloud: cloud, recorder: recorder, opts: opts,
+		joinInfo: &joinInfoCache{reader: reader, static: opts.Join}}
+}
+
+// SetupWithManager adds the reconciler to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machine").
 		For(&v1alpha1.Machine{}, builder.WithPredicates(machineutil.NotStatusOnly)).
@@ -100,7 +133,7 @@ var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 }}
 
 // machinesForNode maps a Node to the Machines that own it or could match it.
-func (r *machineReconciler) machinesForNode(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) machinesForNode(ctx context.Context, o client.Object) []reconcile.Request {
 	n := o.(*corev1.Node)
 	seen := map[client.ObjectKey]bool{}
 	var out []reconcile.Request
@@ -133,7 +166,7 @@ func (r *machineReconciler) machinesForNode(ctx context.Context, o client.Object
 }
 
 // Reconcile is the skeleton: get, ensure finalizer, deferred status patch, delete or normal path.
-func (r *machineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	m := &v1alpha1.Machine{}
 	if err := r.client.Get(ctx, req.NamespacedName, m); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -161,7 +194,7 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ 
 
 // reconcileNormal runs the steps of a live Machine in order; a step that must wait returns a
 // non-zero result and the later steps run on a later reconcile.
-func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	steps := []struct {
 		name string
 		fn   func(context.Context, *machineScope) (ctrl.Result, error)
@@ -197,7 +230,7 @@ func (s *machineScope) stop() bool {
 }
 
 // patchStatus writes the status if it changed, and records the phase transition.
-func (r *machineReconciler) patchStatus(ctx context.Context, orig *v1alpha1.Machine, s *machineScope) error {
+func (r *Reconciler) patchStatus(ctx context.Context, orig *v1alpha1.Machine, s *machineScope) error {
 	m := s.m
 	if s.gone {
 		return nil

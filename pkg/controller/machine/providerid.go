@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // happens once; it happens again when the provider replaced the Machine's server (Nova put the
 // first one in ERROR). Then the Node of the old server, if it ever registered, belongs to a
 // server that no longer exists: it is deleted and the Machine joins anew with its new server.
-func (r *machineReconciler) recordProviderID(ctx context.Context, m *v1alpha1.Machine, providerID string) error {
+func (r *Reconciler) recordProviderID(ctx context.Context, m *v1alpha1.Machine, providerID string) error {
 	var old string
 	if m.Spec.ProviderID != nil {
 		old = *m.Spec.ProviderID

@@ -1,4 +1,4 @@
-package controller
+package machine
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func deletionPolicy(m *v1alpha1.Machine) string {
 
 // reconcileDelete releases a Machine: drain (graceful only), delete the server and wait until it
 // is gone, delete the Node, delete the bootstrap token, then remove the finalizer.
-func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if !controllerutil.ContainsFinalizer(m, v1alpha1.MachineFinalizer) {
 		return ctrl.Result{}, nil
@@ -91,7 +91,7 @@ func (r *machineReconciler) reconcileDelete(ctx context.Context, s *machineScope
 }
 
 // forget drops what this process remembers of a Machine that has been released.
-func (r *machineReconciler) forget(m *v1alpha1.Machine) {
+func (r *Reconciler) forget(m *v1alpha1.Machine) {
 	r.tokens.Delete(m.UID)
 	r.confirmed.Delete(m.UID)
 }

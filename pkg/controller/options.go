@@ -7,6 +7,8 @@ import (
 )
 
 // Options tune the reconcilers. The zero value of a field means its default (see Defaults).
+// Setup applies the defaults and hands each controller the fields it uses (machine.Options,
+// machineset.Options, machinedeployment.Options, health.Options, orphans.Options).
 type Options struct {
 	// Namespace restricts the controllers to the cluster.k8s.io objects of one namespace; empty
 	// means all namespaces.

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,14 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
+	"github.com/slipway-dev/slipway/pkg/controller/csrapprover"
+	"github.com/slipway-dev/slipway/pkg/controller/health"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/cloudtrack"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
+	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
+	"github.com/slipway-dev/slipway/pkg/controller/machineset"
+	"github.com/slipway-dev/slipway/pkg/controller/orphans"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
 
@@ -155,7 +164,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, provider cloud.Provider, 
 		if mo.WebhookPort > 0 {
 			ready = mgr.GetWebhookServer().StartedChecker()
 		}
-		if err := errorsJoin(mgr.AddHealthzCheck("ping", healthz.Ping), mgr.AddReadyzCheck("ready", ready)); err != nil {
+		if err := errors.Join(mgr.AddHealthzCheck("ping", healthz.Ping), mgr.AddReadyzCheck("ready", ready)); err != nil {
 			return nil, fmt.Errorf("adding probes: %w", err)
 		}
 	}
@@ -170,51 +179,45 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	if err != nil {
 		return fmt.Errorf("creating clientset: %w", err)
 	}
-	if err := addIndexes(ctx, mgr); err != nil {
+	if err := index.Add(ctx, mgr); err != nil {
 		return err
 	}
 	registerMetrics(mgr.GetClient())
-	tracked := newTrackedProvider(provider)
+	tracked := cloudtrack.New(provider)
 	recorder := mgr.GetEventRecorderFor("machine-controller")
 	c, reader := mgr.GetClient(), mgr.GetAPIReader()
 	log := mgr.GetLogger().WithName("machine-controller")
 	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: 10 * time.Second, log: log}
-	frozen := func() string {
-		switch {
-		case !probe.Reachable():
-			healthFrozen.Set(1)
-			return "the API server is unreachable"
-		case !tracked.Reachable():
-			healthFrozen.Set(1)
-			return "the cloud API is unreachable"
-		}
-		healthFrozen.Set(0)
-		return ""
-	}
-	mr := &machineReconciler{client: c, reader: reader, kube: kube, cloud: tracked, recorder: recorder, opts: opts,
-		joinInfo: &joinInfoCache{reader: reader, static: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}}}
+	frozen := replacementFrozen(probe, tracked)
+	mr := machine.New(c, reader, kube, tracked, recorder, machine.Options{Workers: opts.Workers, JoinTimeout: opts.JoinTimeout,
+		UnhealthyTimeout: opts.UnhealthyTimeout, DrainTimeout: opts.DrainTimeout, ForcedDeleteTimeout: opts.ForcedDeleteTimeout,
+		PollInterval: opts.PollInterval, LeftoverNamespace: opts.LeftoverNamespace,
+		Join: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}})
 	steps := []struct {
 		name string
 		err  func() error
 	}{
-		{"machine controller", func() error { return mr.setup(mgr) }},
+		{"machine controller", func() error { return mr.SetupWithManager(mgr) }},
 		{"machineset controller", func() error {
-			return (&machineSetReconciler{client: c, recorder: recorder, opts: opts, pending: newExpectations()}).setup(mgr)
+			return machineset.New(c, recorder, machineset.Options{Workers: opts.Workers, OvershootThreshold: opts.OvershootThreshold}).
+				SetupWithManager(mgr)
 		}},
 		{"machinedeployment controller", func() error {
-			return (&machineDeploymentReconciler{client: c, recorder: recorder, opts: opts}).setup(mgr)
+			return machinedeployment.New(c, recorder, machinedeployment.Options{Workers: opts.Workers}).SetupWithManager(mgr)
 		}},
 		{"health controller", func() error {
-			return (&healthReconciler{client: c, recorder: recorder, opts: opts, frozen: frozen}).setup(mgr)
+			return health.New(c, recorder, health.Options{PollInterval: opts.PollInterval, MaxUnhealthy: opts.MaxUnhealthy}, frozen).
+				SetupWithManager(mgr)
 		}},
-		{"csr approver", func() error { return (&csrReconciler{client: c, kube: kube, recorder: recorder}).setup(mgr) }},
+		{"csr approver", func() error { return csrapprover.New(c, kube, recorder).SetupWithManager(mgr) }},
 		{"api probe", func() error { return mgr.Add(probe) }},
 		{"orphan sweep", func() error {
 			if opts.OrphanSweepInterval < 0 {
 				return nil
 			}
-			return mgr.Add(&orphanSweeper{client: c, reader: reader, cloud: tracked, opts: opts, log: log,
-				firstSeen: map[string]time.Time{}})
+			return mgr.Add(orphans.NewSweeper(c, reader, tracked, orphans.Options{Namespace: opts.Namespace,
+				LeftoverNamespace: opts.LeftoverNamespace, OrphanSweepInterval: opts.OrphanSweepInterval,
+				OrphanGracePeriod: opts.OrphanGracePeriod}, log))
 		}},
 	}
 	for _, s := range steps {

@@ -12,30 +12,17 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
 )
 
 // Metrics beyond controller-runtime's own (which already count reconciles and reconcile errors
-// per controller as controller_runtime_reconcile_errors_total).
-var (
-	provisioningSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "machine_controller_provisioning_duration_seconds",
-		Help:    "Time from a Machine's creation until its Node is Ready.",
-		Buckets: prometheus.ExponentialBuckets(5, 2, 10),
-	})
-	deprovisioningSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "machine_controller_deprovisioning_duration_seconds",
-		Help:    "Time from a Machine's deletion request until its finalizer is removed.",
-		Buckets: prometheus.ExponentialBuckets(1, 2, 12),
-	})
-	reconcileErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "machine_controller_reconcile_errors_total",
-		Help: "Reconcile errors by controller and step.",
-	}, []string{"controller", "step"})
-	healthFrozen = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "machine_controller_health_replacement_frozen",
-		Help: "1 while health-based replacement is frozen because the API server or the cloud is unreachable.",
-	})
-)
+// per controller as controller_runtime_reconcile_errors_total) are the Machine controller's
+// (machine.Metrics), this gauge, which replacementFrozen keeps, and the Machines by phase.
+var healthFrozen = prometheus.NewGauge(prometheus.GaugeOpts{
+	Name: "machine_controller_health_replacement_frozen",
+	Help: "1 while health-based replacement is frozen because the API server or the cloud is unreachable.",
+})
 
 // phaseCollector reports machines by phase at scrape time from the informer cache of the
 // running manager, so that the numbers can never drift from the objects.
@@ -66,7 +53,7 @@ func (c *phaseCollector) Collect(ch chan<- prometheus.Metric) {
 		counts[p] = 0
 	}
 	for i := range list.Items {
-		counts[phaseOrPending(list.Items[i].Status.Phase)]++
+		counts[machineutil.PhaseOrPending(list.Items[i].Status.Phase)]++
 	}
 	for p, n := range counts {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), string(p))
@@ -80,8 +67,8 @@ var registerOnce sync.Once
 func registerMetrics(reader client.Reader) {
 	phaseReader.Store(readerBox{reader})
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(provisioningSeconds, deprovisioningSeconds, reconcileErrors, healthFrozen,
-			&phaseCollector{desc: prometheus.NewDesc("machine_controller_machines", "Machines by phase.", []string{"phase"}, nil)})
+		metrics.Registry.MustRegister(append(machine.Metrics(), healthFrozen,
+			&phaseCollector{desc: prometheus.NewDesc("machine_controller_machines", "Machines by phase.", []string{"phase"}, nil)})...)
 	})
 }
 

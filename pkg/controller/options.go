@@ -1,13 +1,14 @@
 package controller
 
 import (
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Options tune the reconcilers. The zero value of a field means its default (see Defaults).
+// Setup applies the defaults and hands each controller the fields it uses (machine.Options,
+// machineset.Options, machinedeployment.Options, health.Options, orphans.Options).
 type Options struct {
 	// Namespace restricts the controllers to the cluster.k8s.io objects of one namespace; empty
 	// means all namespaces.
@@ -92,13 +93,4 @@ func (o Options) Defaults() Options {
 		o.ClusterName = "slipway"
 	}
 	return o
-}
-
-// maxUnhealthy returns the replacement cap for a deployment of replicas Machines.
-func (o Options) maxUnhealthy(replicas int) (int, error) {
-	n, err := intstr.GetScaledValueFromIntOrPercent(&o.MaxUnhealthy, replicas, true)
-	if err != nil {
-		return 0, fmt.Errorf("max-unhealthy %s: %w", o.MaxUnhealthy.String(), err)
-	}
-	return max(n, 1), nil
 }

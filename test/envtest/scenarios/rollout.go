@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
-	"github.com/slipway-dev/slipway/pkg/controller"
+	"github.com/slipway-dev/slipway/pkg/controller/machinedeployment"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -50,7 +50,7 @@ func rolloutBounded(f *fixture, replicas int32, surge, unavail intstr.IntOrStrin
 	}
 	f.waitRunning(int(replicas))
 	f.waitComplete(md)
-	s, u, err := controller.ResolveSurgeUnavailable(surge, unavail, replicas)
+	s, u, err := machinedeployment.ResolveSurgeUnavailable(surge, unavail, replicas)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,73 @@
+package csrapprover
+
+import (
+	"context"
+	"fmt"
+
+	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	csrcheck "github.com/slipway-dev/slipway/pkg/csr"
+)
+
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=get;list;watch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kubelet-serving,verbs=approve
+
+// Reconciler approves the serving-certificate requests of kubelets that joined as Machines,
+// and only when every name and address in the request belongs to that Machine: a kubelet must
+// not obtain a certificate for someone else's address. Requests it cannot vouch for are left
+// pending for a human or another approver.
+type Reconciler struct {
+	client   client.Client
+	kube     kubernetes.Interface
+	recorder record.EventRecorder
+}
+
+// New returns the approver.
+func New(c client.Client, kube kubernetes.Interface, recorder record.EventRecorder) *Reconciler {
+	return &Reconciler{client: c, kube: kube, recorder: recorder}
+}
+
+// SetupWithManager adds the approver to mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("csrapprover").For(&certv1.CertificateSigningRequest{}).Complete(r)
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	csr := &certv1.CertificateSigningRequest{}
+	if err := r.client.Get(ctx, req.NamespacedName, csr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	nodeName, ok := csrcheck.NodeName(csr)
+	if !ok || !csrcheck.Pending(csr) {
+		return ctrl.Result{}, nil
+	}
+	var machines v1alpha1.MachineList
+	if err := r.client.List(ctx, &machines, client.MatchingFields{index.NodeName: nodeName}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("finding the machine of node %s: %w", nodeName, err)
+	}
+	if len(machines.Items) != 1 {
+		return ctrl.Result{}, nil // not ours to judge
+	}
+	m := &machines.Items[0]
+	if err := csrcheck.CheckServing(csr, nodeName, m.Status.Addresses); err != nil {
+		r.recorder.Eventf(m, corev1.EventTypeWarning, "CSRNotApproved", "Not approving %s: %v", csr.Name, err)
+		return ctrl.Result{}, nil
+	}
+	csr.Status.Conditions = append(csr.Status.Conditions, certv1.CertificateSigningRequestCondition{
+		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "MachineAddressesMatch",
+		Message: fmt.Sprintf("names and addresses belong to Machine %s/%s", m.Namespace, m.Name), LastUpdateTime: metav1.Now(),
+	})
+	if _, err := r.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("approving %s: %w", csr.Name, err)
+	}
+	return ctrl.Result{}, nil
+}

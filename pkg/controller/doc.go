@@ -33,8 +33,8 @@
 // Machine's Node is Ready or not there yet. A lost server silences its kubelet; the Node turning
 // NotReady reconciles the Machine, which then asks the cloud.
 //
-// Every reconciler has the same skeleton (as Cluster API's do): get the object, ensure the
-// finalizer, defer the status patch, then split into the delete and the normal path, whose steps
-// are listed as a slice of functions. Files within a package are named for their concern
+// Every reconciler has the same skeleton (as Cluster API's do): get the object (the Machine
+// reconciler then ensures its finalizer), defer the status patch, then split into the delete and
+// the normal path, whose steps are listed as a slice of functions. Files within a package are named for their concern
 // (machine/delete.go, machineset/overshoot.go).
 package controller

@@ -13,7 +13,8 @@ type Options struct {
 	// Namespace restricts the controllers to the cluster.k8s.io objects of one namespace; empty
 	// means all namespaces.
 	Namespace string
-	// ClusterName is the name servers are tagged with; the orphan sweep lists servers by it.
+	// ClusterName is the cluster's name for people to read, passed to the cloud provider; servers
+	// are owned, and swept, by the cluster UID (see SECURITY.md).
 	ClusterName string
 	// Workers is the number of concurrent reconciles per controller.
 	Workers int

@@ -59,6 +59,11 @@ func importImages(ctx context.Context, r importImagesRun, host string) error {
 		if err != nil {
 			return fmt.Errorf("machineController.imageArchive: %w", err)
 		}
+		// SFTP needs the directory; a fresh host has none (root's only: the archive is 0600).
+		if err := n.SSH.Command(ctx, "mkdir", "-p", "-m", "0700", scripts.ImageArchiveDir).Run(); err != nil {
+			f.Close()
+			return fmt.Errorf("creating %s on %s: %w", scripts.ImageArchiveDir, host, err)
+		}
 		err = n.SSH.Upload(ctx, f, uploadedArchive, 0o600, "root")
 		f.Close()
 		if err != nil {

@@ -100,7 +100,8 @@ func TestImportImages(t *testing.T) {
 			var want []string
 			want = append(want, "ctr -n k8s.io images ls -q")
 			if tt.upload {
-				want = append(want, "upload "+uploadedArchive)
+				// The directory first: SFTP needs it, and a fresh host has none.
+				want = append(want, "mkdir -p -m 0700 "+scripts.ImageArchiveDir, "upload "+uploadedArchive)
 			}
 			want = append(want, "script import-images")
 			if got := h.Commands(); strings.Join(got, "; ") != strings.Join(want, "; ") {

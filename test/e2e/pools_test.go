@@ -55,28 +55,33 @@ func TestPools(t *testing.T) {
 	h := upSandbox(t, "pools", "172.30.251.0/24", 1, 1, false)
 	cloud := h.startCloud(t, "e2epools")
 	archive := h.buildImages(t, "e2e")
-	manifest := h.writeManifest("pools.yaml", manifestParams{Name: "e2e", Version: current, ControlPlanes: h.hosts("cp-1"),
-		Cloud: "{openstack: {}, external: true}",
-		Extra: fmt.Sprintf(`machineController:
+	withReplicas := func(replicas int) string {
+		return h.writeManifest(fmt.Sprintf("pools-%d.yaml", replicas), manifestParams{Name: "e2e", Version: current,
+			ControlPlanes: h.hosts("cp-1"), Cloud: "{openstack: {}, external: true}",
+			Extra: fmt.Sprintf(`machineController:
   image: ghcr.io/slipway-dev/machine-controller:e2e
   imageArchive: %s
 workers:
   - name: pool1
-    replicas: 2
+    replicas: %d
     providerSpec:
       cloudProviderSpec: {image: debian-12, flavor: m1.small, network: %s, securityGroups: [default]}
       operatingSystem: debian
       labels: {e2e.slipway.dev/pool: pool1}
-`, archive, poolNetwork)})
+`, archive, replicas, poolNetwork)})
+	}
+	manifest := withReplicas(2)
+	apply := func(t *testing.T, manifest string) {
+		t.Helper()
+		if r := h.with(t).slipway(cloud.env, "apply", "-m", manifest, "--auto-approve"); r.code != 0 {
+			t.Fatalf("apply failed with exit code %d", r.code)
+		}
+	}
 
 	// The rest needs the pool; the sandbox and the cloud go with the test either way.
 	if !t.Run("apply: the pool's machines boot, join and are Ready", func(t *testing.T) {
-		h := h.with(t)
-		r := h.slipway(cloud.env, "apply", "-m", manifest, "--auto-approve")
-		if r.code != 0 {
-			t.Fatalf("apply failed with exit code %d", r.code)
-		}
-		h.expectPool(t, cloud, "pool1", 2, current)
+		apply(t, manifest)
+		h.with(t).expectPool(t, cloud, "pool1", 2, current)
 	}) {
 		return
 	}
@@ -96,6 +101,75 @@ workers:
 		}
 	})
 
+	t.Run("replicas follow the manifest: 2 → 3", func(t *testing.T) {
+		apply(t, withReplicas(3))
+		h.with(t).expectPool(t, cloud, "pool1", 3, current)
+	})
+
+	t.Run("a deleted Machine's server goes and a new Machine replaces it", func(t *testing.T) {
+		h := h.with(t)
+		gone := h.poolMachines(t, "pool1")[0]
+		if err := h.ctrlClient(t).Delete(context.Background(), &gone); err != nil {
+			t.Fatal(err)
+		}
+		h.waitReplaced(t, cloud, gone, 3)
+		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), gone.Status.NodeRef.Name, metav1.GetOptions{}); err == nil {
+			t.Errorf("the deleted Machine's Node %s is still there", gone.Status.NodeRef.Name)
+		}
+	})
+
+	t.Run("a server in ERROR is replaced, and the Machine says why", func(t *testing.T) {
+		h := h.with(t)
+		broken := h.poolMachines(t, "pool1")[0]
+		id := strings.TrimPrefix(*broken.Spec.ProviderID, "openstack:///")
+		const fault = "e2e: the hypervisor's disk failed"
+		if err := cloud.sim.BreakServer(id, fault); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		c := h.ctrlClient(t)
+		var said []string
+		err := kube.Wait(context.Background(), "machine "+broken.Name+" on a new server with a Ready Node", 8*time.Minute, func(ctx context.Context) (bool, string, error) {
+			var m v1alpha1.Machine
+			if err := c.Get(ctx, ctrlclient.ObjectKeyFromObject(&broken), &m); err != nil {
+				// Replaced by a new Machine is as good as a new server.
+				return len(h.readyPoolNodes(t, "pool1")) == 3, err.Error(), nil
+			}
+			for _, cond := range m.Status.Conditions {
+				if strings.Contains(cond.Message, fault) && !slices.Contains(said, "condition "+cond.Type) {
+					said = append(said, "condition "+cond.Type)
+				}
+			}
+			moved := m.Spec.ProviderID != nil && *m.Spec.ProviderID != *broken.Spec.ProviderID
+			return moved && len(h.readyPoolNodes(t, "pool1")) == 3, fmt.Sprintf("provider ID %v", ptrString(m.Spec.ProviderID)), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("server in ERROR replaced in %s", time.Since(start).Round(time.Second))
+		events, err := h.kube("e2e").CoreV1().Events(metav1.NamespaceSystem).List(context.Background(), metav1.ListOptions{
+			FieldSelector: "involvedObject.name=" + broken.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events.Items {
+			if strings.Contains(e.Message, fault) {
+				said = append(said, "event "+e.Reason)
+			}
+		}
+		t.Logf("the fault was reported by: %v", said)
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, "event ") }) {
+			t.Errorf("no event of machine %s names the server's fault %q", broken.Name, fault)
+		}
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, "condition ") }) {
+			t.Errorf("no condition of machine %s named the server's fault %q while it was replaced", broken.Name, fault)
+		}
+		h.expectPool(t, cloud, "pool1", 3, current)
+		if _, ok := cloud.sim.Server(id); ok {
+			t.Errorf("the server in ERROR, %s, is still in the cloud", id)
+		}
+	})
+
 	t.Run("a server lost out of band is replaced", func(t *testing.T) {
 		h := h.with(t)
 		ms := h.poolMachines(t, "pool1")
@@ -107,32 +181,29 @@ workers:
 		if err := cloud.sim.VanishServer(id); err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
-		err := kube.Wait(context.Background(), "machine "+lost.Name+" replaced by a Ready one", 8*time.Minute, func(ctx context.Context) (bool, string, error) {
-			var running []string
-			for _, m := range h.poolMachines(t, "pool1") {
-				if m.Name == lost.Name {
-					return false, "the lost machine is still there", nil
-				}
-				if m.Status.NodeRef != nil {
-					running = append(running, m.Name)
-				}
-			}
-			return len(running) == 2, fmt.Sprintf("machines with a Node: %v", running), nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("lost server replaced in %s", time.Since(start).Round(time.Second))
-		h.expectPool(t, cloud, "pool1", 2, current)
+		h.waitReplaced(t, cloud, lost, 3)
 		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), lost.Status.NodeRef.Name, metav1.GetOptions{}); err == nil {
 			t.Errorf("the lost server's Node %s is still there", lost.Status.NodeRef.Name)
 		}
 	})
 
+	t.Run("apply killed before the pool changes converges on the next: 3 → 1", func(t *testing.T) {
+		h := h.with(t)
+		one := withReplicas(1)
+		r := h.slipway(append([]string{"SLIPWAY_TEST_KILL_AT=machine-deployments"}, cloud.env...), "apply", "-m", one, "--auto-approve")
+		if !r.killed {
+			t.Fatalf("apply was to be killed at machine-deployments but ended with exit code %d", r.code)
+		}
+		apply(t, one)
+		h.expectPool(t, cloud, "pool1", 1, current)
+		if n := len(cloud.sim.Servers()); n != 1 {
+			t.Errorf("the cloud has %d servers for a pool of 1", n)
+		}
+	})
+
 	t.Run("reset deletes the pool: no server or port left", func(t *testing.T) {
 		h := h.with(t)
-		r := h.slipway(cloud.env, "reset", "-m", manifest, "--auto-approve")
+		r := h.slipway(cloud.env, "reset", "-m", withReplicas(1), "--auto-approve")
 		if r.code != 0 {
 			t.Fatalf("reset failed with exit code %d", r.code)
 		}
@@ -149,6 +220,53 @@ workers:
 			t.Errorf("hosts of the cloud left running after reset (%v): %s", err, out)
 		}
 	})
+}
+
+// waitReplaced waits until the Machine gone and its server are gone and the pool has replicas
+// Machines with Ready Nodes again.
+func (h *harness) waitReplaced(t *testing.T, cloud *poolCloud, gone v1alpha1.Machine, replicas int) {
+	t.Helper()
+	start := time.Now()
+	id := strings.TrimPrefix(ptrString(gone.Spec.ProviderID), "openstack:///")
+	err := kube.Wait(context.Background(), "machine "+gone.Name+" replaced", 8*time.Minute, func(ctx context.Context) (bool, string, error) {
+		for _, m := range h.machines(t) {
+			if m.Name == gone.Name {
+				return false, "machine " + gone.Name + " is still there", nil
+			}
+		}
+		if _, ok := cloud.sim.Server(id); ok {
+			return false, "its server " + id + " is still there", nil
+		}
+		ready := h.readyPoolNodes(t, "pool1")
+		return len(ready) == replicas, fmt.Sprintf("ready: %v", ready), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("machine %s replaced in %s", gone.Name, time.Since(start).Round(time.Second))
+	h.expectPool(t, cloud, "pool1", replicas, current)
+}
+
+// readyPoolNodes returns the Nodes of the pool's Machines that are Ready.
+func (h *harness) readyPoolNodes(t *testing.T, pool string) []string {
+	c := h.kube("e2e")
+	var out []string
+	for _, m := range h.poolMachines(t, pool) {
+		if m.Status.NodeRef == nil {
+			continue
+		}
+		if n, err := c.CoreV1().Nodes().Get(context.Background(), m.Status.NodeRef.Name, metav1.GetOptions{}); err == nil && nodeReady(n) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+func ptrString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // poolMachines returns the pool's Machines that are not being deleted.
@@ -268,6 +386,16 @@ func (h *harness) buildImages(t *testing.T, tag string) string {
 // machines reads the cluster's Machines through the kubeconfig apply saved.
 func (h *harness) machines(t *testing.T) []v1alpha1.Machine {
 	t.Helper()
+	var list v1alpha1.MachineList
+	if err := h.ctrlClient(t).List(context.Background(), &list, ctrlclient.InNamespace(metav1.NamespaceSystem)); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// ctrlClient is a client of the cluster that knows the cluster.k8s.io types.
+func (h *harness) ctrlClient(t *testing.T) ctrlclient.Client {
+	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(h.dir, "e2e-kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
@@ -283,11 +411,7 @@ func (h *harness) machines(t *testing.T) []v1alpha1.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var list v1alpha1.MachineList
-	if err := c.List(context.Background(), &list, ctrlclient.InNamespace(metav1.NamespaceSystem)); err != nil {
-		t.Fatal(err)
-	}
-	return list.Items
+	return c
 }
 
 // expectPool checks that the pool has replicas Machines, each Running on a server of the cloud

@@ -91,6 +91,10 @@ test-integration: ## unit and integration tests of the packages test-race does n
 test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
 	$(GO) test -count=1 -timeout 45m -v ./test/e2e
 
+.PHONY: test-e2e-pools
+test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 7 minutes warm)
+	$(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
+
 E2E_NEXT ?= v1.36.3,v1.37.2
 .PHONY: test-e2e-next
 test-e2e-next: ## every e2e scenario one minor later (v1.37 installs, v1.36 → v1.37 upgrade); not in CI, it builds one more Kubernetes

@@ -80,6 +80,11 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, s *machineScope) (ct
 			"the server disappeared from the cloud; the Machine will be replaced")
 		return ctrl.Result{}, nil
 	case errors.Is(err, cloud.ErrInstanceNotFound) || (err == nil && inst.State == cloud.StateError):
+		if err == nil && inst.ID != "" {
+			// The server itself is seen in ERROR (not the record of one being replaced): say
+			// why once per server, as the condition does until the new server runs.
+			r.recorder.Eventf(m, corev1.EventTypeWarning, reasonServerFailed, "Server %s is in ERROR (%s); replacing it with a new server", inst.ID, inst.Fault)
+		}
 		if inst, err = r.create(ctx, m); err != nil {
 			if apierrors.IsNotFound(err) {
 				if gone, gerr := r.lostDuringCreate(ctx, m); gerr != nil || gone {

@@ -15,6 +15,9 @@ const (
 	reasonNodeUnhealthy = "NodeUnhealthy"
 )
 
+// reasonServerFailed is the reason of the event that a Machine's server is in ERROR.
+const reasonServerFailed = "ServerFailed"
+
 // setPhase derives status.phase from the conditions, so that the phase can never disagree with
 // them: Pending → Provisioning → Provisioned (server runs) → Joining (Node registered) →
 // Running (Node Ready), Deleting → Deleted, and Failed.

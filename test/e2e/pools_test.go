@@ -86,6 +86,20 @@ workers:
 		return
 	}
 
+	t.Run("pods on the pool's nodes reach pods on the control plane, a Service and CoreDNS", func(t *testing.T) {
+		h := h.with(t)
+		containers := []string{h.host("cp-1").Container}
+		for _, m := range h.poolMachines(t, "pool1") {
+			containers = append(containers, cloud.container(t, strings.TrimPrefix(ptrString(m.Spec.ProviderID), "openstack:///")))
+		}
+		h.importNetcheckInto(containers...)
+		h.checkPodNetwork(h.kube("e2e"), 3)
+		// Machines made later lack the image: the DaemonSet goes.
+		if out, err := h.kubectl("delete", "daemonset", "netcheck", "--wait=false"); err != nil {
+			t.Fatalf("deleting the netcheck DaemonSet: %v\n%s", err, out)
+		}
+	})
+
 	t.Run("re-apply plans nothing", func(t *testing.T) {
 		h := h.with(t)
 		r := h.slipway(cloud.env, "apply", "-m", manifest, "--dry-run", "-o", "json")
@@ -108,7 +122,7 @@ workers:
 
 	t.Run("a deleted Machine's server goes and a new Machine replaces it", func(t *testing.T) {
 		h := h.with(t)
-		gone := h.poolMachines(t, "pool1")[0]
+		gone := h.joinedMachine(t, "pool1")
 		if err := h.ctrlClient(t).Delete(context.Background(), &gone); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +134,7 @@ workers:
 
 	t.Run("a server in ERROR is replaced, and the Machine says why", func(t *testing.T) {
 		h := h.with(t)
-		broken := h.poolMachines(t, "pool1")[0]
+		broken := h.joinedMachine(t, "pool1")
 		id := strings.TrimPrefix(*broken.Spec.ProviderID, "openstack:///")
 		const fault = "e2e: the hypervisor's disk failed"
 		if err := cloud.sim.BreakServer(id, fault); err != nil {
@@ -172,11 +186,7 @@ workers:
 
 	t.Run("a server lost out of band is replaced", func(t *testing.T) {
 		h := h.with(t)
-		ms := h.poolMachines(t, "pool1")
-		if len(ms) == 0 || ms[0].Spec.ProviderID == nil || ms[0].Status.NodeRef == nil {
-			t.Fatalf("the pool has no machine with a server and a Node to lose: %d machines", len(ms))
-		}
-		lost := ms[0]
+		lost := h.joinedMachine(t, "pool1")
 		id := strings.TrimPrefix(*lost.Spec.ProviderID, "openstack:///")
 		if err := cloud.sim.VanishServer(id); err != nil {
 			t.Fatal(err)
@@ -201,7 +211,7 @@ workers:
 		}
 	})
 
-	t.Run("reset deletes the pool: no server or port left", func(t *testing.T) {
+	t.Run("reset deletes the pool: no server, port, floating IP, volume or host left", func(t *testing.T) {
 		h := h.with(t)
 		r := h.slipway(cloud.env, "reset", "-m", withReplicas(1), "--auto-approve")
 		if r.code != 0 {
@@ -214,6 +224,9 @@ workers:
 			if strings.HasPrefix(p.DeviceOwner, "compute:") {
 				t.Errorf("reset left port %s (%s) of server %s", p.ID, p.DeviceOwner, p.DeviceID)
 			}
+		}
+		if n, v := len(cloud.sim.FloatingIPs()), len(cloud.sim.Volumes()); n+v != 0 {
+			t.Errorf("reset left %d floating IPs and %d volumes", n, v)
 		}
 		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+hosts.Label+"=e2epools").Output()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
@@ -269,6 +282,19 @@ func ptrString(p *string) string {
 	return *p
 }
 
+// joinedMachine returns one of the pool's Machines that has a server and a Node.
+func (h *harness) joinedMachine(t *testing.T, pool string) v1alpha1.Machine {
+	t.Helper()
+	ms := h.poolMachines(t, pool)
+	for _, m := range ms {
+		if m.Spec.ProviderID != nil && m.Status.NodeRef != nil {
+			return m
+		}
+	}
+	t.Fatalf("pool %s has no machine with a server and a Node (%d machines)", pool, len(ms))
+	return v1alpha1.Machine{}
+}
+
 // poolMachines returns the pool's Machines that are not being deleted.
 func (h *harness) poolMachines(t *testing.T, pool string) []v1alpha1.Machine {
 	var out []v1alpha1.Machine
@@ -288,6 +314,17 @@ type poolCloud struct {
 	sim *openstacktest.Sim
 	// env holds the OS_* variables slipway reads, as an operator's openrc sets them.
 	env []string
+}
+
+// container returns the Docker container that runs the server's host.
+func (c *poolCloud) container(t *testing.T, serverID string) string {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "-q", "--filter", "label="+hosts.Label+".server="+serverID).Output()
+	id := strings.TrimSpace(string(out))
+	if err != nil || id == "" || strings.Contains(id, "\n") {
+		t.Fatalf("the host of server %s: %q (%v)", serverID, id, err)
+	}
+	return id
 }
 
 // startCloud starts the simulator, removed when the test ends with every host it booted.

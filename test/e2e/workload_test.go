@@ -40,6 +40,17 @@ const netcheckImage = "slipway.test/netcheck:e2e"
 // so pods can run it without a registry (imagePullPolicy: Never).
 func (h *harness) importNetcheck(hosts ...string) {
 	h.t.Helper()
+	var containers []string
+	for _, host := range hosts {
+		containers = append(containers, h.host(host).Container)
+	}
+	h.importNetcheckInto(containers...)
+}
+
+// importNetcheckInto imports the netcheck image into containerd in the given containers (hosts
+// of the sandbox or servers of the simulator).
+func (h *harness) importNetcheckInto(containers ...string) {
+	h.t.Helper()
 	data, err := os.ReadFile(netcheckBin)
 	if err != nil {
 		h.t.Fatal(err)
@@ -56,12 +67,12 @@ func (h *harness) importNetcheck(hosts ...string) {
 	if err := tarball.WriteToFile(tarPath, ref, img); err != nil {
 		h.t.Fatal(err)
 	}
-	for _, host := range hosts {
+	for _, host := range containers {
 		f, err := os.Open(tarPath)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		cmd := exec.Command("docker", "exec", "-i", h.host(host).Container, "ctr", "-n", "k8s.io", "images", "import", "-")
+		cmd := exec.Command("docker", "exec", "-i", host, "ctr", "-n", "k8s.io", "images", "import", "-")
 		cmd.Stdin = f
 		out, err := cmd.CombinedOutput()
 		f.Close()

@@ -5,12 +5,14 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/kube"
@@ -21,7 +23,8 @@ import (
 // The machine-controller phase installs the CRDs and the machine-controller, with its OpenStack
 // credentials (from the environment), a webhook certificate (reused while fresh) and the node
 // settings its machines are set up with (containerd, registries, proxy, asset source), waits
-// until its Deployment is available, and records the hash the plan compared.
+// until its Deployment is available and its admission webhook answers, and records the hash the
+// plan compared.
 var _ = register(Phase{
 	Name:  plan.StepMachineController,
 	Short: "deploy the machine-controller with its credentials and webhook certificate",
@@ -80,11 +83,35 @@ func deployMachineController(ctx context.Context, r machineControllerRun) error 
 	if err != nil {
 		return err
 	}
+	if err := waitWebhook(ctx, c); err != nil {
+		return err
+	}
 	r.Logf("", "machine-controller %s is running", r.Manifest().MachineController.Image)
 	return applied.Record(ctx, c, "machine-controller", r.Rendered().MachineControllerHash)
 }
 
 // webhookCerts reuses the webhook certificate in the cluster while it is fresh.
+// waitWebhook waits until the API server reaches the machine-controller's admission webhook.
+// The Deployment being available is not enough: the webhook Service's endpoints and each node's
+// kube-proxy rules follow the pod's readiness by a moment, and until then every MachineDeployment
+// the next step applies is refused ("failed calling webhook", seen in the e2e). A server-side dry
+// run of a MachineDeployment create goes through the webhooks without storing anything; any
+// answer from them, an admission denial included, means they are reachable.
+func waitWebhook(ctx context.Context, c *kube.Client) error {
+	probe := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(), "kind": "MachineDeployment",
+		"metadata": map[string]any{"name": "slipway-webhook-probe", "namespace": mcdeploy.Namespace},
+	}}
+	mds := c.Dynamic.Resource(v1alpha1.GroupVersion.WithResource("machinedeployments")).Namespace(mcdeploy.Namespace)
+	return kube.Wait(ctx, "the machine-controller's admission webhook to answer", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		_, err := mds.Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil && apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook") {
+			return false, err.Error(), nil
+		}
+		return true, "", nil
+	})
+}
+
 func webhookCerts(ctx context.Context, c *kube.Client) (*mcdeploy.WebhookCerts, error) {
 	s, err := c.Kube.CoreV1().Secrets(mcdeploy.Namespace).Get(ctx, mcdeploy.WebhookTLSSecret, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {

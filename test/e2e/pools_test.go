@@ -79,7 +79,8 @@ workers:
 	}
 
 	// The rest needs the pool; the sandbox and the cloud go with the test either way.
-	if !t.Run("apply: the pool's machines boot, join and are Ready", func(t *testing.T) {
+	if !t.Run("apply, killed at the machine-controller step and run again: the pool's machines boot, join and are Ready", func(t *testing.T) {
+		h.with(t).applyKilledWith(cloud.env, manifest, "machine-controller")
 		apply(t, manifest)
 		h.with(t).expectPool(t, cloud, "pool1", 2, current)
 	}) {
@@ -115,7 +116,8 @@ workers:
 		}
 	})
 
-	t.Run("replicas follow the manifest: 2 → 3", func(t *testing.T) {
+	t.Run("replicas follow the manifest: 2 → 3, apply killed while the pool grows and run again", func(t *testing.T) {
+		h.with(t).applyKilledWith(cloud.env, withReplicas(3), "wait-pools")
 		apply(t, withReplicas(3))
 		h.with(t).expectPool(t, cloud, "pool1", 3, current)
 	})
@@ -200,10 +202,7 @@ workers:
 	t.Run("apply killed before the pool changes converges on the next: 3 → 1", func(t *testing.T) {
 		h := h.with(t)
 		one := withReplicas(1)
-		r := h.slipway(append([]string{"SLIPWAY_TEST_KILL_AT=machine-deployments"}, cloud.env...), "apply", "-m", one, "--auto-approve")
-		if !r.killed {
-			t.Fatalf("apply was to be killed at machine-deployments but ended with exit code %d", r.code)
-		}
+		h.applyKilledWith(cloud.env, one, "machine-deployments")
 		apply(t, one)
 		h.expectPool(t, cloud, "pool1", 1, current)
 		if n := len(cloud.sim.Servers()); n != 1 {
@@ -233,6 +232,15 @@ workers:
 			t.Errorf("hosts of the cloud left running after reset (%v): %s", err, out)
 		}
 	})
+}
+
+// applyKilledWith runs apply with env and the kill hook at step, and expects it to die there.
+func (h *harness) applyKilledWith(env []string, manifest, step string) {
+	h.t.Helper()
+	r := h.slipway(append([]string{"SLIPWAY_TEST_KILL_AT=" + step}, env...), "apply", "-m", manifest, "--auto-approve")
+	if !r.killed {
+		h.t.Fatalf("apply was to be killed at %s but ended with exit code %d", step, r.code)
+	}
 }
 
 // waitReplaced waits until the Machine gone and its server are gone and the pool has replicas

@@ -55,8 +55,8 @@ func TestPools(t *testing.T) {
 	h := upSandbox(t, "pools", "172.30.251.0/24", 1, 1, false)
 	cloud := h.startCloud(t, "e2epools")
 	archive := h.buildImages(t, "e2e")
-	withReplicas := func(replicas int) string {
-		return h.writeManifest(fmt.Sprintf("pools-%d.yaml", replicas), manifestParams{Name: "e2e", Version: current,
+	pool := func(replicas int, flavor string) string {
+		return h.writeManifest(fmt.Sprintf("pools-%d-%s.yaml", replicas, flavor), manifestParams{Name: "e2e", Version: current,
 			ControlPlanes: h.hosts("cp-1"), Cloud: "{openstack: {}, external: true}",
 			Extra: fmt.Sprintf(`machineController:
   image: ghcr.io/slipway-dev/machine-controller:e2e
@@ -65,11 +65,12 @@ workers:
   - name: pool1
     replicas: %d
     providerSpec:
-      cloudProviderSpec: {image: debian-12, flavor: m1.small, network: %s, securityGroups: [default]}
+      cloudProviderSpec: {image: debian-12, flavor: %s, network: %s, securityGroups: [default]}
       operatingSystem: debian
       labels: {e2e.slipway.dev/pool: pool1}
-`, archive, replicas, poolNetwork)})
+`, archive, replicas, flavor, poolNetwork)})
 	}
+	withReplicas := func(replicas int) string { return pool(replicas, "m1.small") }
 	manifest := withReplicas(2)
 	apply := func(t *testing.T, manifest string) {
 		t.Helper()
@@ -210,6 +211,64 @@ workers:
 		}
 	})
 
+	t.Run("a new flavor rolls the pool: one machine more at most, none fewer Ready", func(t *testing.T) {
+		h := h.with(t)
+		before := h.joinedMachine(t, "pool1")
+		// Watch the rollout as apply drives it: Machines never above replicas + maxSurge (1 + 1),
+		// Ready Nodes never below replicas − maxUnavailable (1 − 0).
+		ctx, stop := context.WithCancel(context.Background())
+		var (
+			mu               sync.Mutex
+			maxMachines      int
+			minReady, probes = 1 << 30, 0
+		)
+		watched := make(chan struct{})
+		c, kc := h.ctrlClient(t), h.kube("e2e")
+		go func() {
+			defer close(watched)
+			for ctx.Err() == nil {
+				var ms v1alpha1.MachineList
+				if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil {
+					ready := 0
+					for _, m := range ms.Items {
+						if m.Status.NodeRef == nil {
+							continue
+						}
+						if n, err := kc.CoreV1().Nodes().Get(ctx, m.Status.NodeRef.Name, metav1.GetOptions{}); err == nil && nodeReady(n) {
+							ready++
+						}
+					}
+					mu.Lock()
+					maxMachines, minReady, probes = max(maxMachines, len(ms.Items)), min(minReady, ready), probes+1
+					mu.Unlock()
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+		}()
+		apply(t, pool(1, "m1.medium"))
+		stop()
+		<-watched
+		h.expectPool(t, cloud, "pool1", 1, current)
+		after := h.joinedMachine(t, "pool1")
+		if after.Name == before.Name {
+			t.Errorf("machine %s was not replaced by the rollout", before.Name)
+		}
+		if s, ok := cloud.sim.Server(strings.TrimPrefix(ptrString(after.Spec.ProviderID), "openstack:///")); !ok || s.FlavorID == "" {
+			t.Errorf("the new machine's server: %+v", s)
+		} else if f := flavorName(cloud.sim, s.FlavorID); f != "m1.medium" {
+			t.Errorf("the new machine's server has flavor %s, want m1.medium", f)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Logf("rollout observed %d times: at most %d Machines, at least %d Ready", probes, maxMachines, minReady)
+		if maxMachines > 2 || minReady < 1 || probes == 0 {
+			t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ 2), %d Ready at least (want ≥ 1), %d observations", maxMachines, minReady, probes)
+		}
+	})
+
 	t.Run("reset deletes the pool: no server, port, floating IP, volume or host left", func(t *testing.T) {
 		h := h.with(t)
 		r := h.slipway(cloud.env, "reset", "-m", withReplicas(1), "--auto-approve")
@@ -232,6 +291,16 @@ workers:
 			t.Errorf("hosts of the cloud left running after reset (%v): %s", err, out)
 		}
 	})
+}
+
+// flavorName returns the name of the flavor with the ID.
+func flavorName(sim *openstacktest.Sim, id string) string {
+	for _, f := range sim.Flavors() {
+		if f.ID == id {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // applyKilledWith runs apply with env and the kill hook at step, and expects it to die there.

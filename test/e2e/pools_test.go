@@ -221,6 +221,7 @@ workers:
 			mu               sync.Mutex
 			maxMachines      int
 			minReady, probes = 1 << 30, 0
+			outOfBounds      []string
 		)
 		watched := make(chan struct{})
 		c, kc := h.ctrlClient(t), h.kube("e2e")
@@ -228,18 +229,29 @@ workers:
 			defer close(watched)
 			for ctx.Err() == nil {
 				var ms v1alpha1.MachineList
-				if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil {
-					ready := 0
+				nodes, nerr := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+				if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil && nerr == nil {
+					ready, seen := 0, []string{}
 					for _, m := range ms.Items {
-						if m.Status.NodeRef == nil {
-							continue
+						state := m.Name + ":" + string(m.Status.Phase)
+						if m.DeletionTimestamp != nil {
+							state += "(deleting)"
 						}
-						if n, err := kc.CoreV1().Nodes().Get(ctx, m.Status.NodeRef.Name, metav1.GetOptions{}); err == nil && nodeReady(n) {
-							ready++
+						for _, n := range nodes.Items {
+							if m.Status.NodeRef != nil && n.Name == m.Status.NodeRef.Name {
+								state += fmt.Sprintf(" node ready=%t unschedulable=%t", nodeReady(&n), n.Spec.Unschedulable)
+								if nodeReady(&n) {
+									ready++
+								}
+							}
 						}
+						seen = append(seen, state)
 					}
 					mu.Lock()
 					maxMachines, minReady, probes = max(maxMachines, len(ms.Items)), min(minReady, ready), probes+1
+					if (ready < 1 || len(ms.Items) > 2) && len(outOfBounds) < 10 {
+						outOfBounds = append(outOfBounds, time.Now().Format("15:04:05.000 ")+strings.Join(seen, "; "))
+					}
 					mu.Unlock()
 				}
 				select {
@@ -265,7 +277,8 @@ workers:
 		defer mu.Unlock()
 		t.Logf("rollout observed %d times: at most %d Machines, at least %d Ready", probes, maxMachines, minReady)
 		if maxMachines > 2 || minReady < 1 || probes == 0 {
-			t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ 2), %d Ready at least (want ≥ 1), %d observations", maxMachines, minReady, probes)
+			t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ 2), %d Ready at least (want ≥ 1), %d observations; first out of bounds:\n%s",
+				maxMachines, minReady, probes, strings.Join(outOfBounds, "\n"))
 		}
 	})
 

@@ -347,7 +347,13 @@ func (h *harness) mustApply(manifest string, extra ...string) result {
 // applyKilledAt runs apply with the kill hook at step and expects it to die there.
 func (h *harness) applyKilledAt(manifest, step string) {
 	h.t.Helper()
-	r := h.slipway([]string{"SLIPWAY_TEST_KILL_AT=" + step}, "apply", "-m", manifest, "--auto-approve")
+	h.applyKilledWith(nil, manifest, step)
+}
+
+// applyKilledWith is applyKilledAt with env added to slipway's environment.
+func (h *harness) applyKilledWith(env []string, manifest, step string) {
+	h.t.Helper()
+	r := h.slipway(append([]string{"SLIPWAY_TEST_KILL_AT=" + step}, env...), "apply", "-m", manifest, "--auto-approve")
 	if !r.killed {
 		h.t.Fatalf("apply was to be killed at %s but ended with exit code %d", step, r.code)
 	}
@@ -356,7 +362,13 @@ func (h *harness) applyKilledAt(manifest, step string) {
 // plan returns the plan apply would carry out.
 func (h *harness) plan(manifest string) plan.Plan {
 	h.t.Helper()
-	r := h.slipway(nil, "apply", "-m", manifest, "--dry-run", "-o", "json")
+	return h.planWith(nil, manifest)
+}
+
+// planWith is plan with env added to slipway's environment (a cloud's OS_* variables).
+func (h *harness) planWith(env []string, manifest string) plan.Plan {
+	h.t.Helper()
+	r := h.slipway(env, "apply", "-m", manifest, "--dry-run", "-o", "json")
 	if r.code != 0 {
 		h.t.Fatalf("apply --dry-run failed with exit code %d", r.code)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -32,7 +31,6 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 	"github.com/slipway-dev/slipway/pkg/kube"
-	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/workers"
 	"github.com/slipway-dev/slipway/test/openstack-sim/hosts"
 )
@@ -103,16 +101,7 @@ workers:
 	})
 
 	t.Run("re-apply plans nothing", func(t *testing.T) {
-		h := h.with(t)
-		r := h.slipway(cloud.env, "apply", "-m", manifest, "--dry-run", "-o", "json")
-		if r.code != 0 {
-			t.Fatalf("apply --dry-run failed with exit code %d", r.code)
-		}
-		var p plan.Plan
-		if err := json.NewDecoder(strings.NewReader(r.stdout)).Decode(&p); err != nil {
-			t.Fatalf("apply --dry-run -o json printed no JSON plan on stdout: %v", err)
-		}
-		if len(p.Steps) != 0 {
+		if p := h.with(t).planWith(cloud.env, manifest); len(p.Steps) != 0 {
 			t.Errorf("a second apply on the converged cluster plans steps: %v", stepList(p))
 		}
 	})
@@ -314,15 +303,6 @@ func flavorName(sim *openstacktest.Sim, id string) string {
 		}
 	}
 	return ""
-}
-
-// applyKilledWith runs apply with env and the kill hook at step, and expects it to die there.
-func (h *harness) applyKilledWith(env []string, manifest, step string) {
-	h.t.Helper()
-	r := h.slipway(append([]string{"SLIPWAY_TEST_KILL_AT=" + step}, env...), "apply", "-m", manifest, "--auto-approve")
-	if !r.killed {
-		h.t.Fatalf("apply was to be killed at %s but ended with exit code %d", step, r.code)
-	}
 }
 
 // waitReplaced waits until the Machine gone and its server are gone and the pool has replicas

@@ -2,12 +2,14 @@ package phases
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/kube"
@@ -48,6 +50,15 @@ func TestWaitWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = hooks.Delete(context.Background(), cfg.Name, metav1.DeleteOptions{}) })
+	// The API server picks up a new webhook configuration a moment after it is stored.
+	probe := &v1alpha1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: "wait-webhook-test", Namespace: "default"}}
+	err = kube.Wait(ctx, "the API server to call the new webhook", 30*time.Second, func(ctx context.Context) (bool, string, error) {
+		err := env.Client.Create(ctx, probe.DeepCopy(), ctrlclient.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "failed calling webhook"), fmt.Sprint(err), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	short, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	err = waitWebhook(short, kc)

@@ -211,7 +211,7 @@ func TestLifecycle(t *testing.T) {
 			}
 			h.expectPlanHas(m, moves...)
 		}
-		p := startProber(t, c, ips)
+		p := startProber(t, c, webWorkload{NodeIPs: ips})
 		h.expectPlanStartsWith(m, "upgrade-preflight")
 		h.applyKilledAt(m, "upgrade-node@worker-1")
 		h.mustApply(m)

@@ -43,7 +43,9 @@ const poolNetwork = "sandbox"
 // OpenStack cloud-controller-manager, and creates the manifest's pool; the controller creates
 // the pool's servers in the OpenStack simulator, whose servers boot as sandbox hosts on the
 // sandbox's own network (a provider network), run the user-data the controller rendered through
-// cloud-init, and join as Nodes. Nothing here stands in for a kubelet.
+// cloud-init, and join as Nodes. Nothing here stands in for a kubelet. A PodDisruptionBudget-
+// protected workload on the pool, probed through a load balancer, must lose no request while the
+// pool rolls to a new flavor and while a Machine is deleted.
 //
 // The control plane is a sandbox host, not a server of the cloud: the cloud-controller-manager
 // cannot find it, so it keeps the node.cloudprovider.kubernetes.io/uninitialized taint (which
@@ -68,7 +70,9 @@ workers:
       labels: {e2e.slipway.dev/pool: pool1}
 `, archive, replicas, flavor, poolNetwork)})
 	}
-	withReplicas := func(replicas int) string { return pool(replicas, "m1.small") }
+	// The pool's flavor: the rollout below moves it to m1.medium, and later manifests keep that.
+	flavor := "m1.small"
+	withReplicas := func(replicas int) string { return pool(replicas, flavor) }
 	manifest := withReplicas(2)
 	apply := func(t *testing.T, manifest string) {
 		t.Helper()
@@ -106,22 +110,75 @@ workers:
 		}
 	})
 
+	// A workload on the pool: 3 replicas under a PodDisruptionBudget (minAvailable 2) behind a
+	// NodePort Service, requested every 100 ms through a load balancer in front of the pool's
+	// nodes, through the rollout and the deletion of a Machine below.
+	var web *prober
+	t.Run("a new flavor rolls the pool under load, apply killed mid-rollout and run again: no request fails, one machine more at most, none fewer Ready", func(t *testing.T) {
+		h := h.with(t)
+		web = startProber(t, h.kube("e2e"), webWorkload{Image: h.pushNetcheck()})
+		before := h.poolMachines(t, "pool1")
+		medium := pool(2, "m1.medium")
+		// Bounds of the default strategy (maxSurge 1, maxUnavailable 0) for 2 replicas.
+		watch := h.watchRollout(t, 2+1, 2-0)
+		h.applyKilledWith(cloud.env, medium, "wait-pools")
+		apply(t, medium)
+		watch.stop(t)
+		flavor = "m1.medium"
+		h.expectPool(t, cloud, "pool1", 2, current)
+		for _, m := range h.poolMachines(t, "pool1") {
+			if slices.ContainsFunc(before, func(b v1alpha1.Machine) bool { return b.Name == m.Name }) {
+				t.Errorf("machine %s was not replaced by the rollout", m.Name)
+			}
+			if s, ok := cloud.sim.Server(strings.TrimPrefix(ptrString(m.Spec.ProviderID), "openstack:///")); !ok {
+				t.Errorf("machine %s has no server", m.Name)
+			} else if f := flavorName(cloud.sim, s.FlavorID); f != "m1.medium" {
+				t.Errorf("machine %s's server has flavor %s, want m1.medium", m.Name, f)
+			}
+		}
+		t.Logf("the web workload so far: %d requests answered, %d failed", web.ok.Load(), web.failed.Load())
+	})
+
+	t.Run("kubectl delete machine: its node is cordoned and drained within the PodDisruptionBudget, its server goes, a new Machine replaces it; no request fails", func(t *testing.T) {
+		h := h.with(t)
+		if web == nil {
+			t.Fatal("the web workload did not start")
+		}
+		defer func() {
+			web.Stop()
+			h.removeWeb(t)
+		}()
+		gone := h.busiestMachine(t, "pool1")
+		if out, err := h.kubectl("delete", "machine", "--namespace", metav1.NamespaceSystem, gone.Name, "--wait=false"); err != nil {
+			t.Fatalf("kubectl delete machine %s: %v\n%s", gone.Name, err, out)
+		}
+		h.waitReplaced(t, cloud, gone, 2)
+		node := gone.Status.NodeRef.Name
+		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{}); err == nil {
+			t.Errorf("the deleted Machine's Node %s is still there", node)
+		}
+		ok, failed, failures := web.Stop()
+		timeline := web.Timeline()
+		t.Logf("web workload: %d requests answered, %d failed through the rollout and the deletion; the load balancer took a node out of rotation %d times and failed open for %d requests; at least %d pods available at any time",
+			ok, failed, web.skipped.Load(), web.failedOpen.Load(), web.MinAvailable())
+		if !slices.ContainsFunc(timeline, func(l string) bool {
+			return strings.Contains(l, " node "+node+": ") && strings.Contains(l, "cordoned true")
+		}) {
+			t.Errorf("node %s of the deleted Machine was never seen cordoned", node)
+		}
+		if m := web.MinAvailable(); m < 2 {
+			t.Errorf("only %d web pods were available at one time: the drains did not honour the PodDisruptionBudget (minAvailable 2)", m)
+		}
+		if failed > 0 || ok == 0 {
+			t.Errorf("%d requests failed (%d answered):\n%s\nwhat the prober saw change in the cluster:\n%s", failed, ok,
+				strings.Join(failures[:min(len(failures), 20)], "\n"), strings.Join(timeline, "\n"))
+		}
+	})
+
 	t.Run("replicas follow the manifest: 2 → 3, apply killed while the pool grows and run again", func(t *testing.T) {
 		h.with(t).applyKilledWith(cloud.env, withReplicas(3), "wait-pools")
 		apply(t, withReplicas(3))
 		h.with(t).expectPool(t, cloud, "pool1", 3, current)
-	})
-
-	t.Run("a deleted Machine's server goes and a new Machine replaces it", func(t *testing.T) {
-		h := h.with(t)
-		gone := h.joinedMachine(t, "pool1")
-		if err := h.ctrlClient(t).Delete(context.Background(), &gone); err != nil {
-			t.Fatal(err)
-		}
-		h.waitReplaced(t, cloud, gone, 3)
-		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), gone.Status.NodeRef.Name, metav1.GetOptions{}); err == nil {
-			t.Errorf("the deleted Machine's Node %s is still there", gone.Status.NodeRef.Name)
-		}
 	})
 
 	t.Run("a server in ERROR is replaced, and the Machine says why", func(t *testing.T) {
@@ -200,77 +257,6 @@ workers:
 		}
 	})
 
-	t.Run("a new flavor rolls the pool: one machine more at most, none fewer Ready", func(t *testing.T) {
-		h := h.with(t)
-		before := h.joinedMachine(t, "pool1")
-		// Watch the rollout as apply drives it: Machines never above replicas + maxSurge (1 + 1),
-		// Ready Nodes never below replicas − maxUnavailable (1 − 0).
-		ctx, stop := context.WithCancel(context.Background())
-		var (
-			mu               sync.Mutex
-			maxMachines      int
-			minReady, probes = 1 << 30, 0
-			outOfBounds      []string
-		)
-		watched := make(chan struct{})
-		c, kc := h.ctrlClient(t), h.kube("e2e")
-		go func() {
-			defer close(watched)
-			for ctx.Err() == nil {
-				var ms v1alpha1.MachineList
-				nodes, nerr := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-				if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil && nerr == nil {
-					ready, seen := 0, []string{}
-					for _, m := range ms.Items {
-						state := m.Name + ":" + string(m.Status.Phase)
-						if m.DeletionTimestamp != nil {
-							state += "(deleting)"
-						}
-						for _, n := range nodes.Items {
-							if m.Status.NodeRef != nil && n.Name == m.Status.NodeRef.Name {
-								state += fmt.Sprintf(" node ready=%t unschedulable=%t", nodeReady(&n), n.Spec.Unschedulable)
-								if nodeReady(&n) {
-									ready++
-								}
-							}
-						}
-						seen = append(seen, state)
-					}
-					mu.Lock()
-					maxMachines, minReady, probes = max(maxMachines, len(ms.Items)), min(minReady, ready), probes+1
-					if (ready < 1 || len(ms.Items) > 2) && len(outOfBounds) < 10 {
-						outOfBounds = append(outOfBounds, time.Now().Format("15:04:05.000 ")+strings.Join(seen, "; "))
-					}
-					mu.Unlock()
-				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(500 * time.Millisecond):
-				}
-			}
-		}()
-		apply(t, pool(1, "m1.medium"))
-		stop()
-		<-watched
-		h.expectPool(t, cloud, "pool1", 1, current)
-		after := h.joinedMachine(t, "pool1")
-		if after.Name == before.Name {
-			t.Errorf("machine %s was not replaced by the rollout", before.Name)
-		}
-		if s, ok := cloud.sim.Server(strings.TrimPrefix(ptrString(after.Spec.ProviderID), "openstack:///")); !ok || s.FlavorID == "" {
-			t.Errorf("the new machine's server: %+v", s)
-		} else if f := flavorName(cloud.sim, s.FlavorID); f != "m1.medium" {
-			t.Errorf("the new machine's server has flavor %s, want m1.medium", f)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		t.Logf("rollout observed %d times: at most %d Machines, at least %d Ready", probes, maxMachines, minReady)
-		if maxMachines > 2 || minReady < 1 || probes == 0 {
-			t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ 2), %d Ready at least (want ≥ 1), %d observations; first out of bounds:\n%s",
-				maxMachines, minReady, probes, strings.Join(outOfBounds, "\n"))
-		}
-	})
-
 	t.Run("reset deletes the pool: no server, port, floating IP, volume or host left", func(t *testing.T) {
 		h := h.with(t)
 		r := h.slipway(cloud.env, "reset", "-m", withReplicas(1), "--auto-approve")
@@ -303,6 +289,113 @@ func flavorName(sim *openstacktest.Sim, id string) string {
 		}
 	}
 	return ""
+}
+
+// rolloutWatch records, twice a second while a pool rolls, how many Machines there are and how
+// many of their Nodes are Ready, against the bounds of the rollout's strategy.
+type rolloutWatch struct {
+	cancel                context.CancelFunc
+	done                  chan struct{}
+	maxMachines, minReady int // the bounds
+
+	mu                     sync.Mutex
+	most, fewest, observed int
+	outOfBounds            []string
+}
+
+// watchRollout starts watching the cluster's Machines until stop.
+func (h *harness) watchRollout(t *testing.T, maxMachines, minReady int) *rolloutWatch {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &rolloutWatch{cancel: cancel, done: make(chan struct{}), maxMachines: maxMachines, minReady: minReady, fewest: 1 << 30}
+	c, kc := h.ctrlClient(t), h.kube("e2e")
+	go func() {
+		defer close(w.done)
+		for ctx.Err() == nil {
+			var ms v1alpha1.MachineList
+			nodes, nerr := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil && nerr == nil {
+				ready, seen := 0, []string{}
+				for _, m := range ms.Items {
+					state := m.Name + ":" + string(m.Status.Phase)
+					if m.DeletionTimestamp != nil {
+						state += "(deleting)"
+					}
+					for _, n := range nodes.Items {
+						if m.Status.NodeRef != nil && n.Name == m.Status.NodeRef.Name {
+							state += fmt.Sprintf(" node ready=%t unschedulable=%t", nodeReady(&n), n.Spec.Unschedulable)
+							if nodeReady(&n) {
+								ready++
+							}
+						}
+					}
+					seen = append(seen, state)
+				}
+				w.mu.Lock()
+				w.most, w.fewest, w.observed = max(w.most, len(ms.Items)), min(w.fewest, ready), w.observed+1
+				if (ready < minReady || len(ms.Items) > maxMachines) && len(w.outOfBounds) < 10 {
+					w.outOfBounds = append(w.outOfBounds, time.Now().Format("15:04:05.000 ")+strings.Join(seen, "; "))
+				}
+				w.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the watch and fails the test if the rollout went out of its bounds.
+func (w *rolloutWatch) stop(t *testing.T) {
+	t.Helper()
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t.Logf("rollout observed %d times: at most %d Machines, at least %d Ready", w.observed, w.most, w.fewest)
+	if w.most > w.maxMachines || w.fewest < w.minReady || w.observed == 0 {
+		t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ %d), %d Ready at least (want ≥ %d), %d observations; first out of bounds:\n%s",
+			w.most, w.maxMachines, w.fewest, w.minReady, w.observed, strings.Join(w.outOfBounds, "\n"))
+	}
+}
+
+// busiestMachine returns the pool's joined Machine whose Node runs the most web pods, so that
+// deleting it drains as much of the workload as can be.
+func (h *harness) busiestMachine(t *testing.T, pool string) v1alpha1.Machine {
+	t.Helper()
+	pods, err := h.kube("e2e").CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode := map[string]int{}
+	for _, p := range pods.Items {
+		perNode[p.Spec.NodeName]++
+	}
+	var best v1alpha1.Machine
+	found := false
+	for _, m := range h.poolMachines(t, pool) {
+		if m.Spec.ProviderID == nil || m.Status.NodeRef == nil {
+			continue
+		}
+		if !found || perNode[m.Status.NodeRef.Name] > perNode[best.Status.NodeRef.Name] {
+			best, found = m, true
+		}
+	}
+	if !found {
+		t.Fatalf("pool %s has no machine with a server and a Node", pool)
+	}
+	t.Logf("machine %s's node %s runs %d of the %d web pods", best.Name, best.Status.NodeRef.Name, perNode[best.Status.NodeRef.Name], len(pods.Items))
+	return best
+}
+
+// removeWeb deletes the prober's workload, so that later scenarios drain and lose nodes freely.
+func (h *harness) removeWeb(t *testing.T) {
+	for _, kind := range []string{"deployment", "service", "poddisruptionbudget"} {
+		if out, err := h.kubectl("delete", kind, "web", "--namespace", "default", "--ignore-not-found", "--wait=false"); err != nil {
+			t.Errorf("deleting the web %s: %v\n%s", kind, err, out)
+		}
+	}
 }
 
 // waitReplaced waits until the Machine gone and its server are gone and the pool has replicas

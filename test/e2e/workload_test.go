@@ -22,6 +22,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -51,14 +52,7 @@ func (h *harness) importNetcheck(hosts ...string) {
 // of the sandbox or servers of the simulator).
 func (h *harness) importNetcheckInto(containers ...string) {
 	h.t.Helper()
-	data, err := os.ReadFile(netcheckBin)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	img, err := imageWith(data)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	img := h.netcheckImage()
 	ref, err := name.ParseReference(netcheckImage)
 	if err != nil {
 		h.t.Fatal(err)
@@ -80,6 +74,37 @@ func (h *harness) importNetcheckInto(containers ...string) {
 			h.t.Fatalf("importing netcheck on %s: %v\n%s", host, err, out)
 		}
 	}
+}
+
+// pushNetcheck pushes the netcheck image to the sandbox's registry and returns the reference a
+// pod names it by: under ghcr.io, which every node's containerd mirrors to that registry, so
+// nodes that join later pull it as they would any workload's image.
+func (h *harness) pushNetcheck() string {
+	h.t.Helper()
+	img := h.netcheckImage()
+	const repo = "slipway-test/netcheck:e2e"
+	ref, err := name.ParseReference(strings.TrimPrefix(h.sb.Assets.Registry, "http://")+"/"+repo, name.Insecure)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		h.t.Fatalf("pushing the netcheck image to the sandbox registry: %v", err)
+	}
+	return "ghcr.io/" + repo
+}
+
+// netcheckImage is the image of the netcheck binary built for the tests.
+func (h *harness) netcheckImage() v1.Image {
+	h.t.Helper()
+	data, err := os.ReadFile(netcheckBin)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	img, err := imageWith(data)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return img
 }
 
 // imageWith is a FROM-scratch image holding the netcheck binary as its entrypoint.
@@ -242,43 +267,69 @@ func kubeBinary(name string) (string, error) {
 	return filepath.Join(strings.TrimSpace(string(out)), name), nil
 }
 
-// prober is the workload whose availability an upgrade must keep: a 3-replica Deployment with
-// a PodDisruptionBudget behind a NodePort Service, requested every 100 ms the way an external
-// load balancer in front of the nodes sends traffic: round-robin over the nodes it considers
-// healthy. Like a cloud load balancer for a NodePort Service, it health-checks each node's
-// kube-proxy (/healthz on port 10256, which fails while kube-proxy restarts and has not synced
-// its rules) and leaves out nodes that are cordoned for maintenance. A node restarting its
-// kube-proxy (the kubeadm upgrade rolls the kube-proxy DaemonSet) drops NodePort traffic for a
-// moment whatever slipway does (kubernetes/kubernetes#75360); a load balancer routes around
-// it, and so does the prober. When no node in rotation passes the health check, it fails open
-// and spreads requests over all of them, as cloud load balancers do (an AWS NLB or ALB whose
-// targets are all unhealthy, Envoy below its panic threshold). The kube-proxy DaemonSet that
-// `kubeadm upgrade apply` rolls has no readiness probe, so it stops the old kube-proxy on the
-// next node as soon as the previous node's new container has started, before that one listens on
-// /healthz: for a moment no node may answer the health check, while the rules the old
-// kube-proxies left in place go on forwarding. Every request the prober sends counts: a failure
-// is a failure.
+// prober is the workload whose availability an upgrade or a pool's rollout must keep: a
+// 3-replica Deployment with a PodDisruptionBudget behind a NodePort Service, requested every
+// 100 ms the way an external load balancer in front of the nodes sends traffic: round-robin over
+// the nodes it considers healthy. Like a cloud load balancer for a NodePort Service, it
+// health-checks each node's kube-proxy (/healthz on port 10256, which fails while kube-proxy
+// restarts and has not synced its rules) and leaves out nodes that are cordoned for maintenance.
+// A node restarting its kube-proxy (the kubeadm upgrade rolls the kube-proxy DaemonSet) drops
+// NodePort traffic for a moment whatever slipway does (kubernetes/kubernetes#75360); a load
+// balancer routes around it, and so does the prober. When no node in rotation passes the health
+// check, it fails open and spreads requests over all of them, as cloud load balancers do (an AWS
+// NLB or ALB whose targets are all unhealthy, Envoy below its panic threshold). The kube-proxy
+// DaemonSet that `kubeadm upgrade apply` rolls has no readiness probe, so it stops the old
+// kube-proxy on the next node as soon as the previous node's new container has started, before
+// that one listens on /healthz: for a moment no node may answer the health check, while the
+// rules the old kube-proxies left in place go on forwarding. Every request the prober sends
+// counts: a failure is a failure.
+//
+// Its members are either a fixed list of node addresses or, for a pool whose nodes come and go,
+// every Node the cloud-controller-manager would put behind a Service's load balancer (all but
+// those labelled node.kubernetes.io/exclude-from-external-load-balancers, which kubeadm puts on
+// control planes). A member of a changing set is also health-checked on the NodePort itself, as
+// an Octavia health monitor does: a node that has just joined serves traffic only once its pod
+// network can reach the pods.
 type prober struct {
 	ok, failed, skipped atomic.Int64
 	failedOpen          atomic.Int64 // requests sent while no node passed the health check
 	mu                  sync.Mutex
 	failures            []string
 	healthy, cordoned   map[string]bool // by node IP
+	members             []string        // node IPs behind the load balancer
+	dynamic             bool            // members follow the cluster's Nodes
 	stop                chan struct{}
+	stopOnce            sync.Once
 	done                sync.WaitGroup
 	// timeline records, with the time, every change the prober saw in the cluster: nodes'
 	// readiness and cordons, the web pods and their readiness, and the Service's ready
 	// endpoints. A failed request is explained by what changed around it.
 	timeline []string
 	seen     map[string]string // what was last recorded, by subject
+	// minAvailable is the fewest web pods seen Ready and not terminating at once (-1 before the
+	// first look): what the PodDisruptionBudget (minAvailable 2) must hold up during drains.
+	minAvailable int
 }
 
-func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober {
+// webWorkload says what the prober runs and where it sends requests.
+type webWorkload struct {
+	// NodeIPs are the load balancer's members; nil means the Nodes a cloud load balancer takes.
+	NodeIPs []string
+	// Image is the web pods' image, pulled from a registry; empty means the netcheck image
+	// imported into every node beforehand.
+	Image string
+}
+
+func startProber(t *testing.T, c kubernetes.Interface, w webWorkload) *prober {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	labels := map[string]string{"app": "web"}
 	replicas := int32(3)
+	container := netcheckContainer()
+	if w.Image != "" {
+		container.Image, container.ImagePullPolicy = w.Image, corev1.PullIfNotPresent
+	}
 	dep := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
 		Spec: appsv1.DeploymentSpec{
@@ -286,7 +337,7 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{netcheckContainer()}, TerminationGracePeriodSeconds: ptr(int64(15))},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{container}, TerminationGracePeriodSeconds: ptr(int64(15))},
 			},
 		},
 	}
@@ -314,12 +365,19 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}, seen: map[string]string{},
+		members: w.NodeIPs, dynamic: w.NodeIPs == nil, minAvailable: -1}
+	if p.dynamic {
+		if p.members, err = lbMembers(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// A load balancer adds a node only once the Service answers there: kube-proxy programs a new
 	// NodePort on each node in its own time, a moment after the Service and its endpoints
 	// appear, and until then the node refuses connections. Counting those would blame the
 	// upgrade for the Service being new.
 	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	for _, ip := range nodeIPs {
+	for _, ip := range p.members {
 		err := kube.Wait(ctx, "the web Service to answer on node "+ip, time.Minute, func(ctx context.Context) (bool, string, error) {
 			resp, err := hc.Get("http://" + ip + ":30080/")
 			if err != nil {
@@ -332,8 +390,7 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 			t.Fatal(err)
 		}
 	}
-	p := &prober{stop: make(chan struct{}), healthy: map[string]bool{}, cordoned: map[string]bool{}, seen: map[string]string{}}
-	p.checkHealth(c, nodeIPs)
+	p.checkHealth(c)
 	p.done.Add(2)
 	go func() {
 		defer p.done.Done()
@@ -345,7 +402,7 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 				return
 			case <-tick.C:
 			}
-			p.checkHealth(c, nodeIPs)
+			p.checkHealth(c)
 		}
 	}()
 	go func() {
@@ -362,17 +419,18 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 			}
 			ip := ""
 			p.mu.Lock()
-			for i := range nodeIPs {
-				if cand := nodeIPs[(next+i)%len(nodeIPs)]; p.healthy[cand] {
-					ip, next = cand, (next+i+1)%len(nodeIPs)
+			members := p.members
+			for i := range members {
+				if cand := members[(next+i)%len(members)]; p.healthy[cand] {
+					ip, next = cand, (next+i+1)%len(members)
 					break
 				}
 			}
 			if ip == "" {
 				// Fail open over the nodes in rotation, that is the ones not cordoned.
-				for i := range nodeIPs {
-					if cand := nodeIPs[(next+i)%len(nodeIPs)]; !p.cordoned[cand] {
-						ip, next = cand, (next+i+1)%len(nodeIPs)
+				for i := range members {
+					if cand := members[(next+i)%len(members)]; !p.cordoned[cand] {
+						ip, next = cand, (next+i+1)%len(members)
 						p.failedOpen.Add(1)
 						p.note("load balancer", "failing open: no node passes the health check")
 						break
@@ -400,6 +458,36 @@ func startProber(t *testing.T, c kubernetes.Interface, nodeIPs []string) *prober
 	return p
 }
 
+// excludeFromLB is the label that keeps a Node out of Services' load balancers.
+const excludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
+
+// lbMembers returns the internal addresses of the Nodes a cloud-controller-manager puts behind a
+// Service's load balancer, sorted.
+func lbMembers(ctx context.Context, c kubernetes.Interface) ([]string, error) {
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return lbMembersOf(nodes.Items), nil
+}
+
+func lbMembersOf(nodes []corev1.Node) []string {
+	var ips []string
+	for _, n := range nodes {
+		if _, excluded := n.Labels[excludeFromLB]; excluded {
+			continue
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				ips = append(ips, a.Address)
+				break
+			}
+		}
+	}
+	sort.Strings(ips)
+	return ips
+}
+
 func (p *prober) record(at time.Time, url string, err error) {
 	if err == nil {
 		p.ok.Add(1)
@@ -412,8 +500,10 @@ func (p *prober) record(at time.Time, url string, err error) {
 }
 
 // checkHealth is the load balancer's health check: kube-proxy's /healthz answers 200 on the
-// node, and the node is not cordoned (while the API does not answer, the last answer stands).
-func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
+// node, and the node is not cordoned (while the API does not answer, the last answer stands). A
+// load balancer whose members follow the Nodes also updates its members, and checks that the
+// NodePort itself answers.
+func (p *prober) checkHealth(c kubernetes.Interface) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
@@ -426,22 +516,34 @@ func (p *prober) checkHealth(c kubernetes.Interface, nodeIPs []string) {
 			}
 			p.note("node "+n.Name, fmt.Sprintf("ready %t, cordoned %t, kubelet %s", nodeReady(&n), n.Spec.Unschedulable, n.Status.NodeInfo.KubeletVersion))
 		}
+		if p.dynamic {
+			p.members = lbMembersOf(nodes.Items)
+			p.note("load balancer members", strings.Join(p.members, " "))
+		}
 		p.mu.Unlock()
 	}
 	p.observeWorkload(ctx, c)
+	p.mu.Lock()
+	members, dynamic := p.members, p.dynamic
+	p.mu.Unlock()
 	hc := &http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
-	for _, ip := range nodeIPs {
-		ok := false
-		state := ""
-		if resp, err := hc.Get("http://" + ip + ":10256/healthz"); err == nil {
-			resp.Body.Close()
-			ok = resp.StatusCode == http.StatusOK
-			state = resp.Status
-		} else {
-			state = err.Error()
+	check := func(url string) (bool, string) {
+		resp, err := hc.Get(url)
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	}
+	for _, ip := range members {
+		ok, state := check("http://" + ip + ":10256/healthz")
+		if ok && dynamic {
+			var nodePort string
+			ok, nodePort = check("http://" + ip + ":30080/")
+			state += ", NodePort " + nodePort
 		}
 		p.mu.Lock()
-		p.note("kube-proxy /healthz on "+ip, state)
+		p.note("health of "+ip, state)
 		ok = ok && !p.cordoned[ip]
 		if p.healthy[ip] && !ok {
 			p.skipped.Add(1)
@@ -462,10 +564,13 @@ func (p *prober) observeWorkload(ctx context.Context, c kubernetes.Interface) {
 		return
 	}
 	var podStates []string
+	available := 0
 	for _, pod := range pods.Items {
 		state := fmt.Sprintf("%s on %s %s ready=%t", pod.Name, pod.Spec.NodeName, pod.Status.Phase, podReady(&pod))
 		if pod.DeletionTimestamp != nil {
 			state += " terminating"
+		} else if podReady(&pod) {
+			available++
 		}
 		podStates = append(podStates, state)
 	}
@@ -492,6 +597,9 @@ func (p *prober) observeWorkload(ctx context.Context, c kubernetes.Interface) {
 	sort.Strings(proxies)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.minAvailable < 0 || available < p.minAvailable {
+		p.minAvailable = available
+	}
 	if proxies != nil {
 		p.note("kube-proxy pods", strings.Join(proxies, "; "))
 	}
@@ -508,12 +616,20 @@ func (p *prober) note(subject, state string) {
 	p.timeline = append(p.timeline, time.Now().Format("15:04:05.000")+" "+subject+": "+state)
 }
 
+// Stop stops the requests and the health checks (once; later calls only report) and reports.
 func (p *prober) Stop() (ok, failed int64, failures []string) {
-	close(p.stop)
+	p.stopOnce.Do(func() { close(p.stop) })
 	p.done.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ok.Load(), p.failed.Load(), p.failures
+}
+
+// MinAvailable is the fewest web pods the prober saw Ready and not terminating at once.
+func (p *prober) MinAvailable() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.minAvailable
 }
 
 // Timeline is what the prober saw change in the cluster while it ran.

@@ -6,7 +6,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
@@ -75,6 +79,76 @@ func TestRegistryServesLayout(t *testing.T) {
 				t.Errorf("Docker-Content-Digest %q, want %q", got, tt.wantDigest)
 			}
 		})
+	}
+}
+
+// TestRegistryTakesPushes pushes an image the way a test pushes a workload's image, beside a
+// layout's images, and pulls it back whole; a blob whose content does not match its digest is
+// refused and not kept.
+func TestRegistryTakesPushes(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := layout.Write(dir, empty.Index); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Registry([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	layer := static.NewLayer([]byte("the web server's binary"), types.OCIUncompressedLayer)
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := name.ParseReference(host+"/slipway-test/web:e2e", name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		t.Fatalf("pushing %s: %v", ref, err)
+	}
+	got, err := remote.Image(ref)
+	if err != nil {
+		t.Fatalf("pulling %s back: %v", ref, err)
+	}
+	want, _ := img.Digest()
+	if d, err := got.Digest(); err != nil || d != want {
+		t.Errorf("pulled digest %v (%v), want %v", d, err, want)
+	}
+	layers, err := got.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("pulled layers %d (%v), want 1", len(layers), err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(body) != "the web server's binary" {
+		t.Errorf("pulled layer %q", body)
+	}
+
+	// A monolithic upload whose body is not what its digest says.
+	bad := "sha256:" + strings.Repeat("ab", 32)
+	resp, err := http.Post(srv.URL+"/v2/slipway-test/web/blobs/uploads/?digest="+bad, "application/octet-stream", strings.NewReader("not that"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		t.Errorf("a blob that does not match its digest was taken: HTTP %d", resp.StatusCode)
+	}
+	resp, err = http.Head(srv.URL + "/v2/slipway-test/web/blobs/" + bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the refused blob is served: HTTP %d", resp.StatusCode)
 	}
 }
 

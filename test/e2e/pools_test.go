@@ -55,8 +55,11 @@ func TestPools(t *testing.T) {
 	h := upSandbox(t, "pools", "172.30.251.0/24", 1, 1, false)
 	cloud := h.startCloud(t, "e2epools")
 	archive := h.buildImages(t, "e2e")
+	// The cluster starts at the previous minor; the upgrade below moves it and the pool to the
+	// current one, and later manifests keep that.
+	version := previous
 	pool := func(replicas int, flavor string) string {
-		return h.writeManifest(fmt.Sprintf("pools-%d-%s.yaml", replicas, flavor), manifestParams{Name: "e2e", Version: current,
+		return h.writeManifest(fmt.Sprintf("pools-%s-%d-%s.yaml", version, replicas, flavor), manifestParams{Name: "e2e", Version: version,
 			ControlPlanes: h.hosts("cp-1"), Cloud: "{openstack: {}, external: true}",
 			Extra: fmt.Sprintf(`machineController:
   image: ghcr.io/slipway-dev/machine-controller:e2e
@@ -85,7 +88,7 @@ workers:
 	if !t.Run("apply, killed at the machine-controller step and run again: the pool's machines boot, join and are Ready", func(t *testing.T) {
 		h.with(t).applyKilledWith(cloud.env, manifest, "machine-controller")
 		apply(t, manifest)
-		h.with(t).expectPool(t, cloud, "pool1", 2, current)
+		h.with(t).expectPool(t, cloud, "pool1", 2, previous)
 	}) {
 		return
 	}
@@ -120,12 +123,12 @@ workers:
 		before := h.poolMachines(t, "pool1")
 		medium := pool(2, "m1.medium")
 		// Bounds of the default strategy (maxSurge 1, maxUnavailable 0) for 2 replicas.
-		watch := h.watchRollout(t, 2+1, 2-0)
+		watch := h.watchRollout(t, 2+1, 2-0, "")
 		h.applyKilledWith(cloud.env, medium, "wait-pools")
 		apply(t, medium)
 		watch.stop(t)
 		flavor = "m1.medium"
-		h.expectPool(t, cloud, "pool1", 2, current)
+		h.expectPool(t, cloud, "pool1", 2, previous)
 		for _, m := range h.poolMachines(t, "pool1") {
 			if slices.ContainsFunc(before, func(b v1alpha1.Machine) bool { return b.Name == m.Name }) {
 				t.Errorf("machine %s was not replaced by the rollout", m.Name)
@@ -139,7 +142,32 @@ workers:
 		t.Logf("the web workload so far: %d requests answered, %d failed", web.ok.Load(), web.failed.Load())
 	})
 
-	t.Run("kubectl delete machine: its node is cordoned and drained within the PodDisruptionBudget, its server goes, a new Machine replaces it; no request fails", func(t *testing.T) {
+	t.Run("kubectl delete machine: its node is cordoned and drained within the PodDisruptionBudget, its server goes, a new Machine replaces it", func(t *testing.T) {
+		h := h.with(t)
+		if web == nil {
+			t.Fatal("the web workload did not start")
+		}
+		gone := h.busiestMachine(t, "pool1")
+		if out, err := h.kubectl("delete", "machine", "--namespace", metav1.NamespaceSystem, gone.Name, "--wait=false"); err != nil {
+			t.Fatalf("kubectl delete machine %s: %v\n%s", gone.Name, err, out)
+		}
+		h.waitReplacedAt(t, cloud, gone, 2, previous)
+		node := gone.Status.NodeRef.Name
+		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{}); err == nil {
+			t.Errorf("the deleted Machine's Node %s is still there", node)
+		}
+		if !slices.ContainsFunc(web.Timeline(), func(l string) bool {
+			return strings.Contains(l, " node "+node+": ") && strings.Contains(l, "cordoned true")
+		}) {
+			t.Errorf("node %s of the deleted Machine was never seen cordoned", node)
+		}
+		if m := web.MinAvailable(); m < 2 {
+			t.Errorf("only %d web pods were available at one time: a drain did not honour the PodDisruptionBudget (minAvailable 2)", m)
+		}
+		t.Logf("the web workload so far: %d requests answered, %d failed", web.ok.Load(), web.failed.Load())
+	})
+
+	t.Run("upgrade to the next minor with --upgrade-machine-deployments under load: the control plane first, then the pool rolls to the new kubelet; no request failed since the workload started", func(t *testing.T) {
 		h := h.with(t)
 		if web == nil {
 			t.Fatal("the web workload did not start")
@@ -148,26 +176,27 @@ workers:
 			web.Stop()
 			h.removeWeb(t)
 		}()
-		gone := h.busiestMachine(t, "pool1")
-		if out, err := h.kubectl("delete", "machine", "--namespace", metav1.NamespaceSystem, gone.Name, "--wait=false"); err != nil {
-			t.Fatalf("kubectl delete machine %s: %v\n%s", gone.Name, err, out)
+		before := h.poolMachines(t, "pool1")
+		version = current
+		upgraded := withReplicas(2)
+		watch := h.watchRollout(t, 2+1, 2-0, current)
+		if r := h.slipway(cloud.env, "apply", "-m", upgraded, "--upgrade-machine-deployments", "--auto-approve"); r.code != 0 {
+			t.Fatalf("apply --upgrade-machine-deployments failed with exit code %d", r.code)
 		}
-		h.waitReplaced(t, cloud, gone, 2)
-		node := gone.Status.NodeRef.Name
-		if _, err := h.kube("e2e").CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{}); err == nil {
-			t.Errorf("the deleted Machine's Node %s is still there", node)
+		watch.stop(t)
+		h.expectPool(t, cloud, "pool1", 2, current)
+		h.expectNodes(h.kube("e2e"), append([]string{"cp-1"}, h.readyPoolNodes(t, "pool1")...), current)
+		for _, m := range h.poolMachines(t, "pool1") {
+			if slices.ContainsFunc(before, func(b v1alpha1.Machine) bool { return b.Name == m.Name }) {
+				t.Errorf("machine %s was not replaced by the upgrade", m.Name)
+			}
 		}
 		ok, failed, failures := web.Stop()
 		timeline := web.Timeline()
-		t.Logf("web workload: %d requests answered, %d failed through the rollout and the deletion; the load balancer took a node out of rotation %d times and failed open for %d requests; at least %d pods available at any time",
+		t.Logf("web workload: %d requests answered, %d failed through the rollout, the deletion and the upgrade; the load balancer took a node out of rotation %d times and failed open for %d requests; at least %d pods available at any time",
 			ok, failed, web.skipped.Load(), web.failedOpen.Load(), web.MinAvailable())
-		if !slices.ContainsFunc(timeline, func(l string) bool {
-			return strings.Contains(l, " node "+node+": ") && strings.Contains(l, "cordoned true")
-		}) {
-			t.Errorf("node %s of the deleted Machine was never seen cordoned", node)
-		}
 		if m := web.MinAvailable(); m < 2 {
-			t.Errorf("only %d web pods were available at one time: the drains did not honour the PodDisruptionBudget (minAvailable 2)", m)
+			t.Errorf("only %d web pods were available at one time: a drain did not honour the PodDisruptionBudget (minAvailable 2)", m)
 		}
 		if failed > 0 || ok == 0 {
 			t.Errorf("%d requests failed (%d answered):\n%s\nwhat the prober saw change in the cluster:\n%s", failed, ok,
@@ -296,17 +325,20 @@ func flavorName(sim *openstacktest.Sim, id string) string {
 type rolloutWatch struct {
 	cancel                context.CancelFunc
 	done                  chan struct{}
-	maxMachines, minReady int // the bounds
+	maxMachines, minReady int    // the bounds
+	version               string // when set, no Machine may ask for it before every control plane runs it
 
 	mu                     sync.Mutex
 	most, fewest, observed int
+	early                  int // observations of a Machine at version before the control planes
 	outOfBounds            []string
 }
 
-// watchRollout starts watching the cluster's Machines until stop.
-func (h *harness) watchRollout(t *testing.T, maxMachines, minReady int) *rolloutWatch {
+// watchRollout starts watching the cluster's Machines until stop. With version set, it also
+// checks that the pool rolls to that kubelet version only once every control plane runs it.
+func (h *harness) watchRollout(t *testing.T, maxMachines, minReady int, version string) *rolloutWatch {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &rolloutWatch{cancel: cancel, done: make(chan struct{}), maxMachines: maxMachines, minReady: minReady, fewest: 1 << 30}
+	w := &rolloutWatch{cancel: cancel, done: make(chan struct{}), maxMachines: maxMachines, minReady: minReady, fewest: 1 << 30, version: version}
 	c, kc := h.ctrlClient(t), h.kube("e2e")
 	go func() {
 		defer close(w.done)
@@ -314,8 +346,18 @@ func (h *harness) watchRollout(t *testing.T, maxMachines, minReady int) *rollout
 			var ms v1alpha1.MachineList
 			nodes, nerr := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 			if err := c.List(ctx, &ms, ctrlclient.InNamespace(metav1.NamespaceSystem)); err == nil && nerr == nil {
-				ready, seen := 0, []string{}
+				ready, seen, early := 0, []string{}, false
+				var behind []string // control planes not yet at version
+				for _, n := range nodes.Items {
+					if _, cp := n.Labels["node-role.kubernetes.io/control-plane"]; cp && version != "" && n.Status.NodeInfo.KubeletVersion != version {
+						behind = append(behind, n.Name+" at "+n.Status.NodeInfo.KubeletVersion)
+					}
+				}
 				for _, m := range ms.Items {
+					if version != "" && strings.TrimPrefix(m.Spec.Versions.Kubelet, "v") == strings.TrimPrefix(version, "v") && len(behind) > 0 {
+						early = true
+						seen = append(seen, fmt.Sprintf("%s asks for %s while control planes are behind: %s", m.Name, version, strings.Join(behind, ", ")))
+					}
 					state := m.Name + ":" + string(m.Status.Phase)
 					if m.DeletionTimestamp != nil {
 						state += "(deleting)"
@@ -332,7 +374,10 @@ func (h *harness) watchRollout(t *testing.T, maxMachines, minReady int) *rollout
 				}
 				w.mu.Lock()
 				w.most, w.fewest, w.observed = max(w.most, len(ms.Items)), min(w.fewest, ready), w.observed+1
-				if (ready < minReady || len(ms.Items) > maxMachines) && len(w.outOfBounds) < 10 {
+				if early {
+					w.early++
+				}
+				if (early || ready < minReady || len(ms.Items) > maxMachines) && len(w.outOfBounds) < 10 {
 					w.outOfBounds = append(w.outOfBounds, time.Now().Format("15:04:05.000 ")+strings.Join(seen, "; "))
 				}
 				w.mu.Unlock()
@@ -354,9 +399,9 @@ func (w *rolloutWatch) stop(t *testing.T) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t.Logf("rollout observed %d times: at most %d Machines, at least %d Ready", w.observed, w.most, w.fewest)
-	if w.most > w.maxMachines || w.fewest < w.minReady || w.observed == 0 {
-		t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ %d), %d Ready at least (want ≥ %d), %d observations; first out of bounds:\n%s",
-			w.most, w.maxMachines, w.fewest, w.minReady, w.observed, strings.Join(w.outOfBounds, "\n"))
+	if w.most > w.maxMachines || w.fewest < w.minReady || w.early > 0 || w.observed == 0 {
+		t.Errorf("the rollout broke its bounds: %d Machines at most (want ≤ %d), %d Ready at least (want ≥ %d), %d times a Machine at %s before the control planes, %d observations; first out of bounds:\n%s",
+			w.most, w.maxMachines, w.fewest, w.minReady, w.early, w.version, w.observed, strings.Join(w.outOfBounds, "\n"))
 	}
 }
 
@@ -399,8 +444,14 @@ func (h *harness) removeWeb(t *testing.T) {
 }
 
 // waitReplaced waits until the Machine gone and its server are gone and the pool has replicas
-// Machines with Ready Nodes again.
+// Machines with Ready Nodes again, at the current version.
 func (h *harness) waitReplaced(t *testing.T, cloud *poolCloud, gone v1alpha1.Machine, replicas int) {
+	t.Helper()
+	h.waitReplacedAt(t, cloud, gone, replicas, current)
+}
+
+// waitReplacedAt is waitReplaced for a pool at version.
+func (h *harness) waitReplacedAt(t *testing.T, cloud *poolCloud, gone v1alpha1.Machine, replicas int, version string) {
 	t.Helper()
 	start := time.Now()
 	id := strings.TrimPrefix(ptrString(gone.Spec.ProviderID), "openstack:///")
@@ -420,7 +471,7 @@ func (h *harness) waitReplaced(t *testing.T, cloud *poolCloud, gone v1alpha1.Mac
 		t.Fatal(err)
 	}
 	t.Logf("machine %s replaced in %s", gone.Name, time.Since(start).Round(time.Second))
-	h.expectPool(t, cloud, "pool1", replicas, current)
+	h.expectPool(t, cloud, "pool1", replicas, version)
 }
 
 // readyPoolNodes returns the Nodes of the pool's Machines that are Ready.
@@ -616,7 +667,8 @@ func (h *harness) ctrlClient(t *testing.T) ctrlclient.Client {
 
 // expectPool checks that the pool has replicas Machines, each Running on a server of the cloud
 // with its provider ID and addresses, linked to a Node that is Ready at version on containerd 2,
-// initialized by the cloud-controller-manager and free of the not-ready taint.
+// initialized by the cloud-controller-manager and free of the not-ready taint. The runtime is
+// containerd 2, or the host's containerd 1 for a minor that keeps it.
 func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replicas int, version string) {
 	t.Helper()
 	c := h.kube("e2e")
@@ -663,7 +715,11 @@ func (h *harness) expectPool(t *testing.T, cloud *poolCloud, pool string, replic
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.expectRuntimes(c, nodes, "containerd://2.")
+	wantRuntime := "containerd://2."
+	if keepsContainerd1(t, version) {
+		wantRuntime = "containerd://1."
+	}
+	h.expectRuntimes(c, nodes, wantRuntime)
 	for _, name := range nodes {
 		n, err := c.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {

@@ -3,7 +3,6 @@ package ccm
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -205,18 +204,9 @@ func freePort(t *testing.T) int {
 // tlsCompute authenticates to an https simulator, trusting its CA, as the project's user.
 func tlsCompute(t *testing.T, sim *openstacktest.Sim) *gophercloud.ServiceClient {
 	t.Helper()
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(sim.CACert())
-	pc, err := openstack.NewClient(sim.AuthURL())
+	pc, err := sim.ProjectClient(context.Background())
 	if err != nil {
 		t.Fatal(err)
-	}
-	pc.HTTPClient = http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	err = openstack.Authenticate(context.Background(), pc, gophercloud.AuthOptions{IdentityEndpoint: sim.AuthURL(),
-		Username: openstacktest.Username, Password: openstacktest.Password,
-		DomainName: openstacktest.DomainName, TenantName: openstacktest.ProjectName})
-	if err != nil {
-		t.Fatalf("authenticating to the simulator: %v", err)
 	}
 	compute, err := openstack.NewComputeV2(pc, gophercloud.EndpointOpts{Region: sim.Region()})
 	if err != nil {

@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -578,16 +575,8 @@ func (h *harness) startCloud(t *testing.T, name string) *poolCloud {
 
 	// The Neutron side of the sandbox network: its CIDR and gateway, and an allocation pool
 	// above the addresses the sandbox gives its hosts.
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(sim.CACert())
-	pc, err := openstack.NewClient(sim.AuthURL())
+	pc, err := sim.ProjectClient(ctx)
 	if err != nil {
-		t.Fatal(err)
-	}
-	pc.HTTPClient = http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
-	if err := openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: sim.AuthURL(),
-		Username: openstacktest.Username, Password: openstacktest.Password,
-		DomainName: openstacktest.DomainName, TenantName: openstacktest.ProjectName}); err != nil {
 		t.Fatal(err)
 	}
 	network, err := openstack.NewNetworkV2(pc, gophercloud.EndpointOpts{Region: sim.Region()})

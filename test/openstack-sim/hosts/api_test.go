@@ -2,11 +2,8 @@ package hosts_test
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -56,14 +53,8 @@ func TestAPIReachableFromServers(t *testing.T) {
 	if err := sim.StartTLS(l, ip); err != nil {
 		t.Fatal(err)
 	}
-	pc, err := openstack.NewClient(sim.AuthURL())
+	pc, err := sim.ProjectClient(ctx)
 	if err != nil {
-		t.Fatal(err)
-	}
-	pc.HTTPClient.Transport = caTransport(t, sim.CACert())
-	if err := openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: sim.AuthURL(),
-		Username: openstacktest.Username, Password: openstacktest.Password,
-		DomainName: openstacktest.DomainName, TenantName: openstacktest.ProjectName}); err != nil {
 		t.Fatalf("from this machine, with the CA: %v", err)
 	}
 	compute, err := openstack.NewComputeV2(pc, gophercloud.EndpointOpts{Region: sim.Region()})
@@ -101,13 +92,4 @@ runcmd:
 		}
 		return err == nil
 	})
-}
-
-// caTransport trusts only ca, as a client given OS_CACERT does.
-func caTransport(t *testing.T, ca []byte) *http.Transport {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca) {
-		t.Fatal("the simulator's CA does not parse")
-	}
-	return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 }

@@ -17,12 +17,12 @@ import (
 
 // Reasons of the Progressing condition, as Deployments use them.
 const (
-	reasonNewSetAvailable   = "NewMachineSetAvailable"
-	reasonSetUpdated        = "MachineSetUpdated"
-	reasonDeadlineExceeded  = "ProgressDeadlineExceeded"
-	reasonDeploymentPaused  = "DeploymentPaused"
-	reasonMinimumAvailable  = "MinimumReplicasAvailable"
-	reasonMinimumUnavilable = "MinimumReplicasUnavailable"
+	reasonNewSetAvailable    = "NewMachineSetAvailable"
+	reasonSetUpdated         = "MachineSetUpdated"
+	reasonDeadlineExceeded   = "ProgressDeadlineExceeded"
+	reasonDeploymentPaused   = "DeploymentPaused"
+	reasonMinimumAvailable   = "MinimumReplicasAvailable"
+	reasonMinimumUnavailable = "MinimumReplicasUnavailable"
 )
 
 // updateStatus computes the counts and conditions from the plan and patches the status. It
@@ -52,7 +52,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, orig, md *v1alpha1.Machin
 	if st.AvailableReplicas >= p.replicas-p.maxUnavailable {
 		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionTrue, reasonMinimumAvailable, "")
 	} else {
-		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionFalse, reasonMinimumUnavilable,
+		conditions.Set(&st.Conditions, gen, v1alpha1.MachineDeploymentAvailable, metav1.ConditionFalse, reasonMinimumUnavailable,
 			fmt.Sprintf("%d of at least %d machines available", st.AvailableReplicas, p.replicas-p.maxUnavailable))
 	}
 	if f := frozenSet(plan.all()); f != nil {

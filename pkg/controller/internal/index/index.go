@@ -18,11 +18,10 @@ import (
 // Cache indexes. Lookups by owner, provider ID and address go through them, so that a reconcile
 // never scans every Machine or Node.
 const (
-	Owner       = "slipway.ownerUID"
-	ProviderID  = "slipway.providerID"
-	Address     = "slipway.address"
-	NodeName    = "slipway.nodeName"
-	MachineNode = "slipway.machineAnnotation"
+	Owner      = "slipway.ownerUID"
+	ProviderID = "slipway.providerID"
+	Address    = "slipway.address"
+	NodeName   = "slipway.nodeName"
 )
 
 func controllerOwnerUID(o metav1.Object) []string {
@@ -78,12 +77,6 @@ func Add(ctx context.Context, mgr manager.Manager) error {
 				}
 			}
 			return out
-		}),
-		add(&corev1.Node{}, MachineNode, func(o client.Object) []string {
-			if v := o.GetAnnotations()[v1alpha1.NodeMachineAnnotation]; v != "" {
-				return []string{v}
-			}
-			return nil
 		}),
 	)
 }

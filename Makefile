@@ -95,6 +95,10 @@ test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters o
 test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 7 minutes warm)
 	$(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
 
+.PHONY: bench-pools
+bench-pools: ## worker pools on this machine: apply with and without a pool, 0→3, a rolling update of 3, and the same join by hand (about 20 minutes); figures in test/bench/pools.md
+	CI=true $(GO) test -tags bench -count=1 -v -timeout 60m -run TestBenchPools ./test/e2e
+
 E2E_NEXT ?= v1.36.3,v1.37.2
 .PHONY: test-e2e-next
 test-e2e-next: ## every e2e scenario one minor later (v1.37 installs, v1.36 → v1.37 upgrade); not in CI, it builds one more Kubernetes

@@ -37,18 +37,10 @@ func TestBenchPools(t *testing.T) {
 	archive := h.buildImages(t, "bench")
 	manifest := func(file, workers string) string {
 		return h.writeManifest(file, manifestParams{Name: "e2e", Version: current, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"),
-			Cloud: "{openstack: {}, external: true}",
-			Extra: fmt.Sprintf("machineController:\n  image: ghcr.io/slipway-dev/machine-controller:bench\n  imageArchive: %s\n%s", archive, workers)})
+			Cloud: "{openstack: {}, external: true}", Extra: machineControllerYAML("bench", archive) + workers})
 	}
 	pool := func(replicas int, flavor string) string {
-		return manifest(fmt.Sprintf("bench-%d-%s.yaml", replicas, flavor), fmt.Sprintf(`workers:
-  - name: pool1
-    replicas: %d
-    providerSpec:
-      cloudProviderSpec: {image: debian-12, flavor: %s, network: %s, securityGroups: [default]}
-      operatingSystem: debian
-      labels: {e2e.slipway.dev/pool: pool1}
-`, replicas, flavor, poolNetwork))
+		return manifest(fmt.Sprintf("bench-%d-%s.yaml", replicas, flavor), poolYAML(replicas, flavor))
 	}
 	var rows [][2]string
 	row := func(what string, d time.Duration) {

@@ -58,17 +58,7 @@ func TestPools(t *testing.T) {
 	pool := func(replicas int, flavor string) string {
 		return h.writeManifest(fmt.Sprintf("pools-%s-%d-%s.yaml", version, replicas, flavor), manifestParams{Name: "e2e", Version: version,
 			ControlPlanes: h.hosts("cp-1"), Cloud: "{openstack: {}, external: true}",
-			Extra: fmt.Sprintf(`machineController:
-  image: ghcr.io/slipway-dev/machine-controller:e2e
-  imageArchive: %s
-workers:
-  - name: pool1
-    replicas: %d
-    providerSpec:
-      cloudProviderSpec: {image: debian-12, flavor: %s, network: %s, securityGroups: [default]}
-      operatingSystem: debian
-      labels: {e2e.slipway.dev/pool: pool1}
-`, archive, replicas, flavor, poolNetwork)})
+			Extra: machineControllerYAML("e2e", archive) + poolYAML(replicas, flavor)})
 	}
 	// The pool's flavor: the rollout below moves it to m1.medium, and later manifests keep that.
 	flavor := "m1.small"
@@ -305,6 +295,25 @@ workers:
 			t.Errorf("hosts of the cloud left running after reset (%v): %s", err, out)
 		}
 	})
+}
+
+// machineControllerYAML is the manifest's machineController section for slipway's images built
+// with tag, imported from archive.
+func machineControllerYAML(tag, archive string) string {
+	return fmt.Sprintf("machineController:\n  image: ghcr.io/slipway-dev/machine-controller:%s\n  imageArchive: %s\n", tag, archive)
+}
+
+// poolYAML is the manifest's workers section with the one pool the tests use, pool1, on the
+// sandbox's provider network.
+func poolYAML(replicas int, flavor string) string {
+	return fmt.Sprintf(`workers:
+  - name: pool1
+    replicas: %d
+    providerSpec:
+      cloudProviderSpec: {image: debian-12, flavor: %s, network: %s, securityGroups: [default]}
+      operatingSystem: debian
+      labels: {e2e.slipway.dev/pool: pool1}
+`, replicas, flavor, poolNetwork)
 }
 
 // flavorName returns the name of the flavor with the ID.

@@ -71,6 +71,7 @@ Exit codes: 0 success, 1 the operation failed, 2 wrong command line,
 		newCertificatesCommand(g, s),
 		newKubeconfigCommand(g, s),
 		newConfigCommand(g, s),
+		newMirrorImagesCommand(g, s),
 		newVersionCommand(s),
 	)
 	return root

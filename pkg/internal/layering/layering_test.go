@@ -35,6 +35,7 @@ var rules = []struct {
 	{"pkg/controller", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster", "pkg/phases", "pkg/probe"}, "controllers talk to clouds only through pkg/cloud"},
 	{"pkg/webhook", []string{"pkg/cloud/openstack", "pkg/ssh", "pkg/cli", "pkg/cluster"}, "admission makes no cloud calls"},
 	{"pkg/images", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access", "pkg/controller"}, "image assembly is a function of binaries; it reaches no host or cluster"},
+	{"pkg/mirror", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access", "pkg/controller"}, "mirror-images copies between registries; it reaches no host or cluster"},
 	{"pkg/cloud", []string{"pkg/controller", "pkg/webhook", "pkg/cli", "pkg/cluster", "pkg/ssh"}, "providers sit below the controllers"},
 	{"pkg/drain", []string{"pkg/"}, "the drain is a leaf over client-go, shared by the machine-controller and apply's upgrades"},
 	{"pkg/", []string{"pkg/cli", "test/", "cmd/"}, "only main packages use the CLI, and product code never imports tests"},

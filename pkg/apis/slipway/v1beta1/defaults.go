@@ -87,11 +87,8 @@ func SetDefaults(c *Cluster, imageTag string) {
 	}
 	if mc.Image == "" {
 		// The default follows overwriteRegistry like every system image; an image the manifest
-		// names is used as written. A rewrite that fails leaves the default for validation to name.
-		mc.Image = DefaultMachineControllerImage(imageTag)
-		if img, err := c.RegistryConfiguration.Rewrite(mc.Image); err == nil {
-			mc.Image = img
-		}
+		// names is used as written.
+		mc.Image = c.RegistryConfiguration.machineControllerImage(imageTag)
 	}
 
 	for i := range c.Workers {

@@ -27,3 +27,34 @@ func (r *RegistryConfiguration) Rewrite(ref string) (string, error) {
 	}
 	return r.OverwriteRegistry + "/" + tag.RepositoryStr() + ":" + tag.TagStr(), nil
 }
+
+// machineControllerImage is the default machine-controller image under r: rewritten like every
+// system image. A rewrite that fails leaves the default for validation to name.
+func (r *RegistryConfiguration) machineControllerImage(imageTag string) string {
+	def := DefaultMachineControllerImage(imageTag)
+	if img, err := r.Rewrite(def); err == nil {
+		return img
+	}
+	return def
+}
+
+// WithOverwriteRegistry returns a copy of c as SetDefaults would have left it had the manifest
+// said overwriteRegistry: registry ("" for none): the registry configuration replaced, and the
+// machine-controller image, when it is the default under c's own registry configuration,
+// replaced by the default under registry. An image the manifest names is kept, as the cluster
+// pulls it as written (one that is spelt exactly like the default is taken for it).
+// imageTag is SetDefaults' tag. mirror-images pairs the images of two such copies: where the
+// cluster would pull each without the overwrite, and the name it gets with it.
+func (c *Cluster) WithOverwriteRegistry(registry, imageTag string) *Cluster {
+	out := *c
+	rc := RegistryConfiguration{}
+	if c.RegistryConfiguration != nil {
+		rc = *c.RegistryConfiguration
+	}
+	rc.OverwriteRegistry = registry
+	out.RegistryConfiguration = &rc
+	if c.MachineController.Image == c.RegistryConfiguration.machineControllerImage(imageTag) {
+		out.MachineController.Image = rc.machineControllerImage(imageTag)
+	}
+	return &out
+}

@@ -72,3 +72,43 @@ func TestRegistryRewrite(t *testing.T) {
 		t.Errorf("nil configuration: Rewrite = %q, %v", got, err)
 	}
 }
+
+// TestWithOverwriteRegistry: the copy is what SetDefaults gives a manifest that says the other
+// overwriteRegistry, and c is left as it was.
+func TestWithOverwriteRegistry(t *testing.T) {
+	const tag = "v1.2.3"
+	tests := []struct {
+		name          string
+		from          string // the manifest's overwriteRegistry
+		image         string // the manifest's machineController.image
+		to, wantImage string
+	}{
+		{name: "none to a registry", to: "reg.example:5000/m", wantImage: "reg.example:5000/m/slipway-dev/machine-controller:v1.2.3"},
+		{name: "a registry to none", from: "other.example", wantImage: "ghcr.io/slipway-dev/machine-controller:v1.2.3"},
+		{name: "a registry to another", from: "other.example", to: "reg.example", wantImage: "reg.example/slipway-dev/machine-controller:v1.2.3"},
+		{name: "a named image is kept", from: "other.example", image: "quay.example/me/mc:v9", to: "reg.example", wantImage: "quay.example/me/mc:v9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Cluster{MachineController: MachineController{Image: tt.image}}
+			if tt.from != "" {
+				c.RegistryConfiguration = &RegistryConfiguration{OverwriteRegistry: tt.from, InsecureRegistry: true}
+			}
+			SetDefaults(c, tag)
+			before := c.MachineController.Image
+			got := c.WithOverwriteRegistry(tt.to, tag)
+			want := &Cluster{MachineController: MachineController{Image: tt.image}, RegistryConfiguration: &RegistryConfiguration{OverwriteRegistry: tt.to}}
+			SetDefaults(want, tag)
+			if got.RegistryConfiguration.OverwriteRegistry != tt.to || got.MachineController.Image != tt.wantImage || want.MachineController.Image != tt.wantImage {
+				t.Errorf("overwriteRegistry %q, image %q; want %q, %q (SetDefaults gives %q)", got.RegistryConfiguration.OverwriteRegistry,
+					got.MachineController.Image, tt.to, tt.wantImage, want.MachineController.Image)
+			}
+			if tt.from != "" && !got.RegistryConfiguration.InsecureRegistry {
+				t.Error("insecureRegistry was dropped")
+			}
+			if c.MachineController.Image != before || (c.RegistryConfiguration != nil && c.RegistryConfiguration.OverwriteRegistry != tt.from) {
+				t.Errorf("c changed: %+v, %q", c.RegistryConfiguration, c.MachineController.Image)
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
 # e2e suites run without it, in test-integration and test-e2e.
 RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apis/... ./pkg/applied/... ./pkg/bootstrap/... \
 	./pkg/cli/... ./pkg/cluster/... ./pkg/config/... ./pkg/csr/... ./pkg/etcd/... ./pkg/internal/... \
-	./pkg/inventory/... ./pkg/kube/... ./pkg/kubeadm/... ./pkg/mcdeploy/... ./pkg/phases/... \
+	./pkg/inventory/... ./pkg/kube/... ./pkg/kubeadm/... ./pkg/mcdeploy/... ./pkg/mirror/... ./pkg/phases/... \
 	./pkg/plan/... ./pkg/probe/... ./pkg/scripts/... ./pkg/ssh/... ./pkg/strict/... \
 	./pkg/terraform/... ./pkg/version/... ./pkg/workers/... ./pkg/yamlfmt/...
 

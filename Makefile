@@ -92,7 +92,7 @@ test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters o
 	$(GO) test -count=1 -timeout 45m -v ./test/e2e
 
 .PHONY: test-e2e-pools
-test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 7 minutes warm)
+test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 12 minutes warm)
 	$(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
 
 .PHONY: bench-pools

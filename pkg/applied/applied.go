@@ -10,12 +10,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/slipway-dev/slipway/pkg/kube"
 )
@@ -87,24 +89,33 @@ func Addons(ctx context.Context, c *kube.Client) (map[string]string, error) {
 	return cm.Data, nil
 }
 
-// Record stores the hash of an addon that was applied successfully.
+// Record stores the hash of an addon that was applied successfully. Phases record from several
+// hosts at once (each control plane's image import, say), so it changes only its own key, with a
+// merge patch: no read-modify-write that a concurrent record could invalidate.
 func Record(ctx context.Context, c *kube.Client, name, hash string) error {
 	cms := c.Kube.CoreV1().ConfigMaps("kube-system")
-	cm, err := cms.Get(ctx, StateConfigMap, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: StateConfigMap, Namespace: "kube-system",
-			Labels: map[string]string{"app.kubernetes.io/managed-by": "slipway"}}}
-		cm.Data = map[string]string{name: hash}
-		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
-		return err
-	}
+	patch, err := json.Marshal(map[string]any{"data": map[string]string{name: hash}})
 	if err != nil {
 		return err
 	}
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
+	for attempt := 0; ; attempt++ {
+		_, err = cms.Patch(ctx, StateConfigMap, types.MergePatchType, patch, metav1.PatchOptions{})
+		if !apierrors.IsNotFound(err) {
+			return recordErr(name, err)
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: StateConfigMap, Namespace: "kube-system",
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "slipway"}}, Data: map[string]string{name: hash}}
+		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+		// Another record created the ConfigMap between the patch and the create: patch it.
+		if !apierrors.IsAlreadyExists(err) || attempt > 0 {
+			return recordErr(name, err)
+		}
 	}
-	cm.Data[name] = hash
-	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
-	return err
+}
+
+func recordErr(name string, err error) error {
+	if err != nil {
+		return fmt.Errorf("recording %s in the %s ConfigMap: %w", name, StateConfigMap, err)
+	}
+	return nil
 }

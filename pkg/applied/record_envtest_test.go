@@ -1,0 +1,60 @@
+package applied_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/slipway-dev/slipway/pkg/applied"
+	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/test/envtest"
+)
+
+// TestRecordConcurrently records from many goroutines at once, as the phases of several hosts
+// do (each control plane's image import), first into a cluster without the ConfigMap: every
+// record is kept and none fails on a conflict. A later record of the same name replaces its hash
+// and leaves the others.
+func TestRecordConcurrently(t *testing.T) {
+	env := envtest.Get(t)
+	kc, err := kube.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_ = kc.Kube.CoreV1().ConfigMaps("kube-system").Delete(ctx, applied.StateConfigMap, metav1.DeleteOptions{})
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = applied.Record(ctx, kc, fmt.Sprintf("image-archive.cp-%d", i), fmt.Sprintf("hash-%d", i))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+	if err := applied.Record(ctx, kc, "image-archive.cp-0", "hash-new"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := applied.Addons(ctx, kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		want := fmt.Sprintf("hash-%d", i)
+		if i == 0 {
+			want = "hash-new"
+		}
+		if k := fmt.Sprintf("image-archive.cp-%d", i); got[k] != want {
+			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], want, got)
+		}
+	}
+}

@@ -217,13 +217,14 @@ bench-apply: ## slipway apply against raw kubeadm on the same sandbox hosts: ins
 	$(GO) run ./test/bench/apply
 
 # ---- demo: the README's main command ----------------------------------------------------------
+# test/sandbox/demo.sh: sandbox hosts (3 control planes and a load balancer), the OpenStack
+# simulator whose servers boot as hosts on the sandbox's network, slipway apply of an HA cluster
+# with a worker pool of 2 machines, then kubectl get nodes and the pool's objects. State in DEMO_DIR
+# (the simulator's in DEMO_DIR/openstack). Only KUBE_VERSION is built.
 DEMO_DIR ?= test/sandbox/.state
 .PHONY: demo demo-down
-demo: ci-deps ci-docker build ## sandbox hosts up, then slipway apply an HA cluster on them, then kubectl get nodes
-	$(GO) run ./test/sandbox up --hosts 4 --control-planes 3 --lb --versions $(KUBE_VERSION) --dir $(DEMO_DIR)
-	cd $(DEMO_DIR) && $(CURDIR)/bin/slipway apply -m slipway.yaml -t tf.json --auto-approve
-	$$(test/kube/build.sh $(KUBE_VERSION) kubectl)/kubectl --kubeconfig $(DEMO_DIR)/sandbox-kubeconfig get nodes -o wide
+demo: ci-deps ci-docker build ## sandbox hosts and the OpenStack simulator up, then slipway apply an HA cluster with a worker pool, then kubectl get nodes,machines
+	GO=$(GO) KUBE_VERSION=$(KUBE_VERSION) test/sandbox/demo.sh up $(DEMO_DIR)
 
-demo-down: ## reset the demo cluster and remove the sandbox hosts
-	-cd $(DEMO_DIR) && $(CURDIR)/bin/slipway reset -m slipway.yaml -t tf.json --auto-approve
-	$(GO) run ./test/sandbox down --dir $(DEMO_DIR)
+demo-down: ## reset the demo cluster (the pool's servers go first), then stop the simulator and remove the sandbox hosts
+	GO=$(GO) test/sandbox/demo.sh down $(DEMO_DIR)

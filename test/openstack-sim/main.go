@@ -1,14 +1,16 @@
 // Command openstack-sim runs the OpenStack simulator of pkg/cloud/openstack/openstacktest
 // standalone, for manual runs and for suites in other processes:
 //
-//	go run ./test/openstack-sim --listen 127.0.0.1:8774 [--hosts] [--dir DIR]
+//	go run ./test/openstack-sim --listen 127.0.0.1:8774 [--hosts [--provider-network NAME=DOCKERNETWORK]...] [--dir DIR]
 //	go run ./test/openstack-sim down [--name openstack]
 //
 // It prints the OS_* variables that point a client at it, serves until interrupted, and offers
 // the control API under /_sim/ (state, faults, quota, timing; see control.go in the package).
 // With --hosts every server boots as a sandbox host (test/openstack-sim/hosts); they are removed
-// when the simulator stops, because its records die with it. `down` removes what a simulator
-// that was killed left behind. With --dir it writes openrc.sh and clouds.yaml there.
+// when the simulator stops, because its records die with it. A provider network maps a Neutron
+// network, once a client creates it, to an existing Docker network, so that servers boot beside
+// what else is there (the demo's sandbox hosts). `down` removes what a simulator that was killed
+// left behind. With --dir it writes openrc.sh and clouds.yaml there.
 package main
 
 import (
@@ -18,10 +20,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -59,7 +64,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		withHosts = fs.Bool("hosts", false, "boot every server as a sandbox host (needs Docker and root)")
 		name      = fs.String("name", "openstack", "name of the cloud: labels its hosts and networks (with --hosts)")
 		dir       = fs.String("dir", "", "write openrc.sh and clouds.yaml into this directory")
+		image     = fs.String("image", "", "node image the hosts run (with --hosts; default: built or found with test/sandbox/node/build.sh)")
+		providers = providerNetworks{}
 	)
+	fs.Var(providers, "provider-network", "NAME=DOCKERNETWORK: servers on the Neutron network NAME (created by a client, with the Docker network's CIDR and gateway) boot on the existing Docker network (with --hosts; repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +77,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *errorRate < 0 || *errorRate > 1 {
 		return errors.New("--error-rate must be between 0 and 1")
 	}
+	if !*withHosts && (len(providers) > 0 || *image != "") {
+		return errors.New("--provider-network and --image need --hosts")
+	}
 	opts := openstacktest.Options{Region: *region, BuildTime: *buildTime, DeleteTime: *delTime,
 		Latency: *latency, TokenTTL: *tokenTTL, Seed: *seed}
 	if *verbose {
@@ -77,7 +88,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var b *hosts.Backend
 	if *withHosts {
 		var err error
-		if b, err = hosts.New(ctx, hosts.Options{Name: *name, Log: os.Stderr}); err != nil {
+		if b, err = hosts.New(ctx, hosts.Options{Name: *name, Image: *image, Log: os.Stderr, ProviderNetworks: providers}); err != nil {
 			return err
 		}
 		defer func() {
@@ -154,6 +165,30 @@ func listenAddress(ctx context.Context, given string, sim *openstacktest.Sim, b 
 		return net.JoinHostPort(ip, "8774"), nil
 	}
 	return "", errors.New("the cloud has no external network to serve the API on: pass --listen")
+}
+
+// providerNetworks is the value of the repeatable --provider-network flag: Neutron network name
+// → Docker network.
+type providerNetworks map[string]string
+
+func (p providerNetworks) String() string {
+	var s []string
+	for _, name := range slices.Sorted(maps.Keys(p)) {
+		s = append(s, name+"="+p[name])
+	}
+	return strings.Join(s, ",")
+}
+
+func (p providerNetworks) Set(v string) error {
+	name, docker, ok := strings.Cut(v, "=")
+	if !ok || name == "" || docker == "" {
+		return fmt.Errorf("%q: want NAME=DOCKERNETWORK, such as sandbox=slipway-sandbox", v)
+	}
+	if d, ok := p[name]; ok && d != docker {
+		return fmt.Errorf("%q: network %s is already mapped to %s", v, name, d)
+	}
+	p[name] = docker
+	return nil
 }
 
 // down removes the hosts, networks and NAT rules of a cloud whose simulator did not stop cleanly.

@@ -53,9 +53,43 @@ func TestServesStandalone(t *testing.T) {
 }
 
 func TestRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--error-rate", "2"}, {"extra"}, {"--listen", "nonsense"}} {
+	for _, args := range [][]string{{"--error-rate", "2"}, {"extra"}, {"--listen", "nonsense"},
+		{"--provider-network", "sandbox"}, {"--provider-network", "sandbox=slipway-sandbox"}, {"--image", "x"}} {
 		if err := run(context.Background(), args, io.Discard); err == nil {
 			t.Errorf("%v: want an error", args)
 		}
+	}
+}
+
+func TestProviderNetworkFlag(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		values  []string
+		want    string
+		wantErr bool
+	}{
+		{name: "one", values: []string{"sandbox=slipway-sandbox"}, want: "sandbox=slipway-sandbox"},
+		{name: "two, sorted", values: []string{"b=docker-b", "a=docker-a"}, want: "a=docker-a,b=docker-b"},
+		{name: "the same twice", values: []string{"a=x", "a=x"}, want: "a=x"},
+		{name: "one name, two networks", values: []string{"a=x", "a=y"}, wantErr: true},
+		{name: "no equals sign", values: []string{"sandbox"}, wantErr: true},
+		{name: "no name", values: []string{"=slipway-sandbox"}, wantErr: true},
+		{name: "no Docker network", values: []string{"sandbox="}, wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := providerNetworks{}
+			var err error
+			for _, v := range tt.values {
+				if err = p.Set(v); err != nil {
+					break
+				}
+			}
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Set(%q): %v, want error %v", tt.values, err, tt.wantErr)
+			}
+			if err == nil && p.String() != tt.want {
+				t.Errorf("got %q, want %q", p.String(), tt.want)
+			}
+		})
 	}
 }

@@ -5,12 +5,14 @@
 # usage: test/openstack-sim/up.sh up|down
 # env:   OPENSTACK_DIR (default test/openstack-sim/.state), OPENSTACK_SIM_LISTEN (default: the
 #        external network's gateway, port 8774: this machine and every server reach it there),
-#        OPENSTACK_NAME (openstack), GO (go)
+#        OPENSTACK_NAME (openstack), OPENSTACK_SIM_FLAGS (more flags for openstack-sim, split on
+#        spaces: --provider-network sandbox=slipway-sandbox, say), GO (go)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${OPENSTACK_DIR:-test/openstack-sim/.state}
 listen=${OPENSTACK_SIM_LISTEN:-}
 name=${OPENSTACK_NAME:-openstack}
+read -ra extra <<<"${OPENSTACK_SIM_FLAGS:-}"
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 pidfile=$dir/pid
@@ -24,7 +26,17 @@ up)
   else
     ${GO:-go} build -o "$dir/openstack-sim" ./test/openstack-sim
     rm -f "$dir/openrc.sh" "$dir/clouds.yaml"
-    nohup "$dir/openstack-sim" ${listen:+--listen "$listen"} --hosts --tls --name "$name" --dir "$dir" >"$dir/sim.log" 2>&1 &
+    # The simulator outlives this script, so it keeps none of the descriptors this script
+    # inherited: a lock that the caller holds for its command's run (flock LOCK make demo), for
+    # one, would stay held as long as the simulator runs.
+    (
+      for fd in /proc/self/fd/*; do
+        fd=${fd##*/}
+        if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+      done
+      exec nohup "$dir/openstack-sim" ${listen:+--listen "$listen"} --hosts --tls --name "$name" --dir "$dir" \
+        ${extra[@]+"${extra[@]}"} </dev/null >"$dir/sim.log" 2>&1
+    ) &
     echo $! >"$pidfile"
     # The first start builds the node image (minutes on a cold cache); then it serves at once.
     for _ in $(seq 1800); do

@@ -1,6 +1,7 @@
 // Command sandbox runs real hosts for Slipway's e2e tests and demo as Docker containers:
 //
 //	go run ./test/sandbox up [--hosts 4] [--control-planes 3] [--lb] [--versions v1.35.4,v1.36.3,v1.37.2]
+//	                         [--pool-network sandbox [--pool-replicas 2]]
 //	go run ./test/sandbox status
 //	go run ./test/sandbox selftest     raw kubeadm on 1 control plane + 1 worker, with timings
 //	go run ./test/sandbox down [--all]
@@ -40,7 +41,8 @@ func run(ctx context.Context, args []string) error {
 	var o sandboxapi.Options
 	var versions string
 	var all, keep bool
-	var version string
+	var version, poolNetwork string
+	var poolReplicas int
 	switch args[0] {
 	case "up":
 		fs.StringVar(&o.Name, "name", "", "sandbox name (default sandbox)")
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string) error {
 		fs.StringVar(&versions, "versions", "", "Kubernetes versions to build and serve, comma-separated (default "+strings.Join(sandboxapi.DefaultVersions, ",")+")")
 		fs.StringVar(&o.Kubernetes, "kubernetes", "", "version written into slipway.yaml (default the last of --versions)")
 		fs.BoolVar(&o.ExactCoreDNS, "exact-coredns", false, "build every CoreDNS version kubeadm wants (default: build the newest, tag it for all)")
+		fs.StringVar(&poolNetwork, "pool-network", "", "add a worker pool of OpenStack servers on this Neutron network to slipway.yaml (a provider network for the sandbox's own; make demo runs the cloud)")
+		fs.IntVar(&poolReplicas, "pool-replicas", 0, "machines of the worker pool (with --pool-network; default 2)")
 	case "down":
 		fs.BoolVar(&all, "all", false, "also remove leftovers of every other sandbox on this machine (by label)")
 	case "selftest":
@@ -75,6 +79,12 @@ func run(ctx context.Context, args []string) error {
 		o.Dir, o.Root, o.Log = *dir, root, os.Stderr
 		if versions != "" {
 			o.Versions = strings.Split(versions, ",")
+		}
+		switch {
+		case poolNetwork != "":
+			o.Pool = &sandboxapi.Pool{Network: poolNetwork, Replicas: poolReplicas}
+		case poolReplicas != 0:
+			return errors.New("--pool-replicas needs --pool-network")
 		}
 		sb, err := sandboxapi.Up(ctx, o)
 		if err != nil {

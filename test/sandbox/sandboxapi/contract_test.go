@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
 )
 
@@ -13,20 +14,7 @@ import (
 // loader, so that neither drifts from the manifest API or the Terraform output contract.
 func TestFilesLoadInSlipway(t *testing.T) {
 	sb := fixture()
-	sb.Dir = t.TempDir()
-	if err := os.WriteFile(sb.Path(KeyFile), []byte("not read by config loading"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.writeFiles(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	res, err := config.Load(context.Background(), config.Options{
-		ManifestPath: sb.Path(ManifestFile), TerraformSource: sb.Path(TFOutputFile),
-	})
-	if err != nil {
-		t.Fatalf("slipway cannot load the sandbox's files: %v", err)
-	}
-	c := res.Cluster
+	c := load(t, sb)
 	if got := len(c.ControlPlane.Hosts); got != 3 {
 		t.Errorf("control-plane hosts = %d, want 3", got)
 	}
@@ -62,4 +50,44 @@ func TestFilesLoadInSlipway(t *testing.T) {
 	if n.CNI.Flannel == nil {
 		t.Errorf("clusterNetwork.cni = %+v, want flannel", n.CNI)
 	}
+}
+
+// TestPoolLoadsInSlipway checks slipway.yaml with a worker pool against slipway's own loader:
+// the OpenStack cloud provider, external, and one pool on the given network.
+func TestPoolLoadsInSlipway(t *testing.T) {
+	sb := fixture()
+	sb.Pool = &Pool{Network: "sandbox", Replicas: 2}
+	c := load(t, sb)
+	if c.CloudProvider.OpenStack == nil || !c.CloudProvider.External {
+		t.Errorf("cloudProvider = %+v, want openstack, external", c.CloudProvider)
+	}
+	if len(c.Workers) != 1 {
+		t.Fatalf("workers = %+v, want one pool", c.Workers)
+	}
+	w := c.Workers[0]
+	if w.Replicas == nil || *w.Replicas != 2 || w.ProviderSpec.CloudProviderSpec.Network != "sandbox" {
+		t.Errorf("pool %s loaded with replicas %v on network %q, want 2 on sandbox", w.Name, w.Replicas, w.ProviderSpec.CloudProviderSpec.Network)
+	}
+	if mc := c.MachineController; mc.Deploy == nil || !*mc.Deploy || mc.ImageArchive != "" {
+		t.Errorf("machineController = %+v, want it deployed from the registry (the sandbox serves its default image)", mc)
+	}
+}
+
+// load writes the sandbox's files into a new state directory and loads them as slipway apply does.
+func load(t *testing.T, sb *Sandbox) *v1beta1.Cluster {
+	t.Helper()
+	sb.Dir = t.TempDir()
+	if err := os.WriteFile(sb.Path(KeyFile), []byte("not read by config loading"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.writeFiles(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := config.Load(context.Background(), config.Options{
+		ManifestPath: sb.Path(ManifestFile), TerraformSource: sb.Path(TFOutputFile),
+	})
+	if err != nil {
+		t.Fatalf("slipway cannot load the sandbox's files: %v", err)
+	}
+	return res.Cluster
 }

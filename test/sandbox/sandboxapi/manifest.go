@@ -37,8 +37,22 @@ kubelet:
     nodefs.available: "0%"
     nodefs.inodesFree: "0%"
     imagefs.available: "0%"
+{{- with .Pool}}
+# The workers are a pool of OpenStack servers, which slipway's machine-controller creates from
+# the MachineDeployment that apply makes of workers below. apply and reset read the cloud's
+# credentials from the OS_* variables: make demo runs the OpenStack simulator
+# (test/openstack-sim) and writes them to openstack/openrc.sh in this directory. Its servers boot
+# as hosts beside the control planes, on this sandbox's own network: the cloud's provider network
+# "{{.Network}}". The control planes are not servers of the cloud: the cloud-controller-manager
+# cannot initialize them, so they keep the node.cloudprovider.kubernetes.io/uninitialized taint
+# (the machine-controller tolerates it).
+cloudProvider:
+  openstack: {}
+  external: true
+{{- else}}
 cloudProvider:
   none: {}
+{{- end}}
 # No internet registry is reachable: the sandbox registry serves the control-plane images and the
 # OpenStack cloud-controller-manager under their registry.k8s.io names, and flannel's and the
 # machine-controller of this checkout (the default machineController.image) under their ghcr.io
@@ -70,6 +84,16 @@ assets:
   # url:
   #   baseURL: "{{.Assets.Files}}/release"
   #   insecure: true
+{{- with .Pool}}
+# debian-12 and m1.small are among the simulator's images and flavors; every image boots the
+# sandbox's node image.
+workers:
+  - name: pool1
+    replicas: {{.Replicas}}
+    providerSpec:
+      cloudProviderSpec: {image: debian-12, flavor: m1.small, network: {{.Network}}, securityGroups: [default]}
+      operatingSystem: debian
+{{- end}}
 `))
 
 func (sb *Sandbox) manifest() ([]byte, error) {

@@ -97,12 +97,15 @@ func fixture() *Sandbox {
 
 func TestRendering(t *testing.T) {
 	sb := fixture()
+	pool := fixture()
+	pool.Pool = &Pool{Network: "sandbox", Replicas: 2}
 	for _, tt := range []struct {
 		golden string
 		render func() ([]byte, error)
 	}{
 		{"tf.json", sb.tfOutput},
 		{"slipway.yaml", sb.manifest},
+		{"slipway-pool.yaml", pool.manifest},
 	} {
 		t.Run(tt.golden, func(t *testing.T) {
 			got, err := tt.render()

@@ -28,6 +28,19 @@ type State struct {
 	Hosts      []Host   `json:"hosts"`
 	// Endpoint is the API endpoint, host:port: the load balancer's, or else the first control plane's.
 	Endpoint string `json:"endpoint"`
+	// Pool, when set, is a worker pool that slipway.yaml asks for (see Pool).
+	Pool *Pool `json:"pool,omitempty"`
+}
+
+// Pool is a worker pool of OpenStack servers in slipway.yaml: with it the manifest names the
+// OpenStack cloud provider (external) and one pool whose servers sit on the Neutron network
+// Network. The sandbox starts no cloud: the one that apply's OS_* variables point at (the
+// simulator with --provider-network Network=<the sandbox's Docker network>, as `make demo` runs
+// it) must boot its servers on the sandbox network, so that they reach the API endpoint and the
+// assets as the hosts do.
+type Pool struct {
+	Network  string `json:"network"`
+	Replicas int    `json:"replicas"`
 }
 
 // Assets says where the assets container serves what, as seen from the sandbox network and

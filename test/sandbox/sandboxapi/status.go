@@ -28,6 +28,10 @@ func (sb *Sandbox) Status(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "registry %s (mirror of registry.k8s.io and ghcr.io)\nfiles    %s (/release/, /core:/stable:/<minor>/deb/, /cri-tools/, /containerd/)\nendpoint %s\n",
 		sb.Assets.Registry, sb.Assets.Files, sb.Endpoint)
+	if sb.Pool != nil {
+		fmt.Fprintf(w, "pool     %d OpenStack servers on the Neutron network %s (slipway.yaml's workers; apply needs the cloud's OS_* variables)\n",
+			sb.Pool.Replicas, sb.Pool.Network)
+	}
 	return nil
 }
 

@@ -26,6 +26,10 @@ func (sb *Sandbox) tfOutput() ([]byte, error) {
 // pool is one group of hosts in the contract's shape.
 func (sb *Sandbox) pool(role Role) map[string]any {
 	var ips, names, keys []any
+	cloud := "none"
+	if sb.Pool != nil {
+		cloud = "openstack" // the manifest's cloudProvider, which Terraform output must not contradict
+	}
 	for _, h := range sb.hostsWith(role) {
 		ips = append(ips, h.IP)
 		names = append(names, h.Name)
@@ -33,7 +37,7 @@ func (sb *Sandbox) pool(role Role) map[string]any {
 	}
 	return map[string]any{
 		"cluster_name":         sb.Name,
-		"cloud_provider":       "none",
+		"cloud_provider":       cloud,
 		"public_address":       ips,
 		"private_address":      ips,
 		"hostnames":            names,

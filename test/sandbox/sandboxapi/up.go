@@ -2,6 +2,7 @@ package sandboxapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ type Options struct {
 	// ExactCoreDNS builds each CoreDNS version kubeadm wants instead of one shared build
 	// (see artifacts.Options).
 	ExactCoreDNS bool
+	// Pool adds a worker pool of OpenStack servers to slipway.yaml (see Pool). Default none.
+	// Its Replicas default to 2.
+	Pool *Pool
 	// Log receives progress. Default discards it.
 	Log io.Writer
 }
@@ -119,6 +123,19 @@ func (o *Options) defaults() error {
 	}
 	if o.Kubernetes == "" {
 		o.Kubernetes = o.Versions[len(o.Versions)-1]
+	}
+	if o.Pool != nil {
+		p := *o.Pool
+		o.Pool = &p
+		if p.Network == "" {
+			return errors.New("the worker pool needs the name of its Neutron network")
+		}
+		if p.Replicas < 0 {
+			return fmt.Errorf("worker pool replicas %d: want 1 or more", p.Replicas)
+		}
+		if p.Replicas == 0 {
+			p.Replicas = 2
+		}
 	}
 	for _, v := range o.Versions {
 		if v == o.Kubernetes {

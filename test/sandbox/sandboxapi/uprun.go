@@ -69,7 +69,7 @@ func (u *upRun) newState(ctx context.Context) error {
 			ResolvConf: "/etc/resolv.upstream.conf",
 		},
 		Versions: o.Versions, Kubernetes: o.Kubernetes, Hosts: hosts,
-		Endpoint: hosts[0].IP + ":6443",
+		Endpoint: hosts[0].IP + ":6443", Pool: o.Pool,
 	}}
 	if o.LB {
 		u.sb.Endpoint = addr(subnet, lbOctet) + ":6443"

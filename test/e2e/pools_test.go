@@ -44,12 +44,15 @@ const poolNetwork = "sandbox"
 // protected workload on the pool, probed through a load balancer, must lose no request while the
 // pool rolls to a new flavor and while a Machine is deleted.
 //
-// The control plane is a sandbox host, not a server of the cloud: the cloud-controller-manager
-// cannot find it, so it keeps the node.cloudprovider.kubernetes.io/uninitialized taint (which
-// the machine-controller tolerates, as it must on a cloud where it starts before the
-// cloud-controller-manager has initialized any Node).
+// The control plane is HA: three sandbox hosts behind the sandbox's load balancer, the
+// apiEndpoint the pool's machines join through. They are not servers of the cloud: the
+// cloud-controller-manager cannot find them, so they keep the
+// node.cloudprovider.kubernetes.io/uninitialized taint (which the machine-controller tolerates,
+// as it must on a cloud where it starts before the cloud-controller-manager has initialized any
+// Node).
 func TestPools(t *testing.T) {
-	h := upSandbox(t, "pools", "172.30.251.0/24", 1, 1, false)
+	h := upSandbox(t, "pools", "172.30.251.0/24", 3, 3, true)
+	controlPlanes := []string{"cp-1", "cp-2", "cp-3"}
 	cloud := h.startCloud(t, "e2epools")
 	archive := h.buildImages(t, "e2e")
 	// The cluster starts at the previous minor; the upgrade below moves it and the pool to the
@@ -57,7 +60,7 @@ func TestPools(t *testing.T) {
 	version := previous
 	pool := func(replicas int, flavor string) string {
 		return h.writeManifest(fmt.Sprintf("pools-%s-%d-%s.yaml", version, replicas, flavor), manifestParams{Name: "e2e", Version: version,
-			ControlPlanes: h.hosts("cp-1"), Cloud: "{openstack: {}, external: true}",
+			ControlPlanes: h.hosts(controlPlanes...), Cloud: "{openstack: {}, external: true}",
 			Extra: machineControllerYAML("e2e", archive) + poolYAML(replicas, flavor)})
 	}
 	// The pool's flavor: the rollout below moves it to m1.medium, and later manifests keep that.
@@ -82,12 +85,15 @@ func TestPools(t *testing.T) {
 
 	t.Run("pods on the pool's nodes reach pods on the control plane, a Service and CoreDNS", func(t *testing.T) {
 		h := h.with(t)
-		containers := []string{h.host("cp-1").Container}
+		var containers []string
+		for _, cp := range h.hosts(controlPlanes...) {
+			containers = append(containers, cp.Container)
+		}
 		for _, m := range h.poolMachines(t, "pool1") {
 			containers = append(containers, cloud.container(t, strings.TrimPrefix(ptrString(m.Spec.ProviderID), "openstack:///")))
 		}
 		h.importNetcheckInto(containers...)
-		h.checkPodNetwork(h.kube("e2e"), 3)
+		h.checkPodNetwork(h.kube("e2e"), len(containers))
 		// Machines made later lack the image: the DaemonSet goes.
 		if out, err := h.kubectl("delete", "daemonset", "netcheck", "--wait=false"); err != nil {
 			t.Fatalf("deleting the netcheck DaemonSet: %v\n%s", err, out)
@@ -172,7 +178,7 @@ func TestPools(t *testing.T) {
 		}
 		watch.stop(t)
 		h.expectPool(t, cloud, "pool1", 2, current)
-		h.expectNodes(h.kube("e2e"), append([]string{"cp-1"}, h.readyPoolNodes(t, "pool1")...), current)
+		h.expectNodes(h.kube("e2e"), append(slices.Clone(controlPlanes), h.readyPoolNodes(t, "pool1")...), current)
 		for _, m := range h.poolMachines(t, "pool1") {
 			if slices.ContainsFunc(before, func(b v1alpha1.Machine) bool { return b.Name == m.Name }) {
 				t.Errorf("machine %s was not replaced by the upgrade", m.Name)

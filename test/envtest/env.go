@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,12 +62,16 @@ var (
 	shared     *Env
 	sharedErr  error
 	sharedOnce sync.Once
+	// inMain is set by Main: only then is the shared environment stopped when the package's
+	// tests end. Without it, kube-apiserver and etcd would outlive the test binary.
+	inMain atomic.Bool
 )
 
 // Main runs the package's tests and stops the shared environment afterwards. Call it from
 // TestMain: os.Exit(envtest.Main(m)).
 func Main(m *testing.M) int {
 	log.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(zapcore.Level(zapLevel()))))
+	inMain.Store(true)
 	code := m.Run()
 	if shared != nil {
 		shared.stop()
@@ -80,6 +85,9 @@ func Get(t testing.TB) *Env {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a kube-apiserver and etcd; skipped under -short")
+	}
+	if !inMain.Load() {
+		t.Fatal("envtest.Get needs the package's TestMain to run the tests through envtest.Main, which stops kube-apiserver and etcd when they end: func TestMain(m *testing.M) { os.Exit(envtest.Main(m)) }")
 	}
 	sharedOnce.Do(func() { shared, sharedErr = start() })
 	if sharedErr != nil {

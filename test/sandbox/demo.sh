@@ -30,8 +30,12 @@ sim() { OPENSTACK_DIR="$dir/openstack" OPENSTACK_NAME=demo GO="$go" test/opensta
 up() {
   : "${KUBE_VERSION:?set KUBE_VERSION, the Kubernetes version to build and install}"
   local start=$SECONDS
+  # The machine-controller image is tagged with the version linked into the slipway that deploys
+  # it, read from the binary: a second git describe would differ after an edit or a commit.
+  local version
+  version=$("$slipway" version -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
   "$go" run ./test/sandbox up --hosts 3 --control-planes 3 --lb --versions "$KUBE_VERSION" --dir "$dir" \
-    --pool-network "$network" --pool-replicas "${DEMO_POOL_REPLICAS:-2}"
+    --pool-network "$network" --pool-replicas "${DEMO_POOL_REPLICAS:-2}" --slipway-version "$version"
 
   # The sandbox's Docker network, its /24 and the node image, from the state sandbox up wrote.
   local docker_network subnet image

@@ -1,7 +1,7 @@
 // Command sandbox runs real hosts for Slipway's e2e tests and demo as Docker containers:
 //
 //	go run ./test/sandbox up [--hosts 4] [--control-planes 3] [--lb] [--versions v1.35.4,v1.36.3,v1.37.2]
-//	                         [--pool-network sandbox [--pool-replicas 2]]
+//	                         [--pool-network sandbox [--pool-replicas 2]] [--slipway-version v0.3.0]
 //	go run ./test/sandbox status
 //	go run ./test/sandbox selftest     raw kubeadm on 1 control plane + 1 worker, with timings
 //	go run ./test/sandbox down [--all]
@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string) error {
 		fs.BoolVar(&o.ExactCoreDNS, "exact-coredns", false, "build every CoreDNS version kubeadm wants (default: build the newest, tag it for all)")
 		fs.StringVar(&poolNetwork, "pool-network", "", "add a worker pool of OpenStack servers on this Neutron network to slipway.yaml (a provider network for the sandbox's own; make demo runs the cloud)")
 		fs.IntVar(&poolReplicas, "pool-replicas", 0, "machines of the worker pool (with --pool-network; default 2)")
+		fs.StringVar(&o.SlipwayVersion, "slipway-version", "", "tag of the machine-controller image served, the version of the slipway binary that deploys it (default: git describe, as make's VERSION)")
 	case "down":
 		fs.BoolVar(&all, "all", false, "also remove leftovers of every other sandbox on this machine (by label)")
 	case "selftest":

@@ -24,6 +24,9 @@ type Options struct {
 	// a 3-minute build per extra version; CoreDNS patch releases within a minor of Kubernetes read
 	// the same Corefile.
 	ExactCoreDNS bool
+	// SlipwayVersion tags the machine-controller image: the version linked into the slipway
+	// binary that deploys it. Default: images.GitVersion of Root, as the Makefile's VERSION.
+	SlipwayVersion string
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 }

@@ -18,10 +18,15 @@ const slipwayFormat = "slipway-images-v1"
 // slipway of this checkout deploys by default (ghcr.io/slipway-dev/machine-controller:<git
 // describe>, and the CCM's registry.k8s.io name), which the ghcr.io and registry.k8s.io mirrors
 // of the generated manifest reach. The machine-controller is tagged "latest" too: slipway built
-// without a version (go build, as the e2e tests do) deploys that tag. A warm run costs the
+// without a version (go build, as the e2e tests do) deploys that tag. Options.SlipwayVersion,
+// when set, is the version tag: `make demo` passes the one it linked into bin/slipway, which a
+// second git describe would miss if the checkout changed in between. A warm run costs the
 // up-to-date checks of go build and test/ccm/build.sh.
 func (b *builder) slipwayImages(ctx context.Context) (string, error) {
 	version, revision := images.GitVersion(ctx, b.opts.Root)
+	if b.opts.SlipwayVersion != "" {
+		version = b.opts.SlipwayVersion
+	}
 	work, err := os.MkdirTemp(b.opts.Cache, ".slipway-build-")
 	if err != nil {
 		return "", err

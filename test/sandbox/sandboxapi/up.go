@@ -34,6 +34,9 @@ type Options struct {
 	// ExactCoreDNS builds each CoreDNS version kubeadm wants instead of one shared build
 	// (see artifacts.Options).
 	ExactCoreDNS bool
+	// SlipwayVersion is the tag of the machine-controller image the sandbox serves: the version
+	// of the slipway binary that will deploy it. Default: git describe, as the Makefile's VERSION.
+	SlipwayVersion string
 	// Pool adds a worker pool of OpenStack servers to slipway.yaml (see Pool). Default none.
 	// Its Replicas default to 2.
 	Pool *Pool

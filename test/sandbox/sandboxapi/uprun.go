@@ -28,7 +28,7 @@ type upRun struct {
 
 func (u *upRun) prepare(ctx context.Context) error {
 	set, err := artifacts.Prepare(ctx, artifacts.Options{
-		Versions: u.opts.Versions, Cache: u.opts.Cache, Root: u.opts.Root, ExactCoreDNS: u.opts.ExactCoreDNS, Log: u.opts.Log,
+		Versions: u.opts.Versions, Cache: u.opts.Cache, Root: u.opts.Root, ExactCoreDNS: u.opts.ExactCoreDNS, SlipwayVersion: u.opts.SlipwayVersion, Log: u.opts.Log,
 	})
 	u.set = set
 	return err

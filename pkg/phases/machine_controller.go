@@ -3,6 +3,7 @@ package phases
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -90,13 +91,14 @@ func deployMachineController(ctx context.Context, r machineControllerRun) error 
 	return applied.Record(ctx, c, "machine-controller", r.Rendered().MachineControllerHash)
 }
 
-// webhookCerts reuses the webhook certificate in the cluster while it is fresh.
 // waitWebhook waits until the API server reaches the machine-controller's admission webhook.
 // The Deployment being available is not enough: the webhook Service's endpoints and each node's
 // kube-proxy rules follow the pod's readiness by a moment, and until then every MachineDeployment
 // the next step applies is refused ("failed calling webhook", seen in the e2e). A server-side dry
 // run of a MachineDeployment create goes through the webhooks without storing anything; any
-// answer from them, an admission denial included, means they are reachable.
+// answer from them, an admission denial included, means they are reachable. The first webhook
+// it meets is the controller's defaulting one (mutating webhooks run before validating ones, one
+// at a time), so its failure is what the dry run reports while the webhook is unreachable.
 func waitWebhook(ctx context.Context, c *kube.Client) error {
 	probe := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": v1alpha1.GroupVersion.String(), "kind": "MachineDeployment",
@@ -105,13 +107,21 @@ func waitWebhook(ctx context.Context, c *kube.Client) error {
 	mds := c.Dynamic.Resource(v1alpha1.GroupVersion.WithResource("machinedeployments")).Namespace(mcdeploy.Namespace)
 	return kube.Wait(ctx, "the machine-controller's admission webhook to answer", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
 		_, err := mds.Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil && apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook") {
+		var answer apierrors.APIStatus
+		switch {
+		case err == nil:
+			return true, "", nil
+		case strings.Contains(err.Error(), "failed calling webhook"):
+			return false, err.Error(), nil
+		case !errors.As(err, &answer):
+			// No answer from the API server at all (a broken connection, a timeout): ask again.
 			return false, err.Error(), nil
 		}
 		return true, "", nil
 	})
 }
 
+// webhookCerts reuses the webhook certificate in the cluster while it is fresh.
 func webhookCerts(ctx context.Context, c *kube.Client) (*mcdeploy.WebhookCerts, error) {
 	s, err := c.Kube.CoreV1().Secrets(mcdeploy.Namespace).Get(ctx, mcdeploy.WebhookTLSSecret, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {

@@ -31,13 +31,16 @@ func TestWaitWebhook(t *testing.T) {
 	}
 
 	// A webhook behind a Service with no endpoints, as the machine-controller's is for a moment
-	// after its Deployment turns available.
+	// after its Deployment turns available. It is a mutating one, as the controller's defaulting
+	// webhook is: mutating webhooks run first, one at a time, so its failure is the answer. (A
+	// validating one would race the environment's own validating webhook, which denies the
+	// probe: validating webhooks are called in parallel, and the first verdict wins.)
 	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
-	path := "/validate"
-	hooks := kc.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+	path := "/mutate"
+	hooks := kc.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "wait-webhook-test"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:                    "machinedeployments.wait-webhook-test.slipway.dev",
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "nowhere", Path: &path}},
 			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create}, Rule: admissionregistrationv1.Rule{APIGroups: []string{v1alpha1.GroupVersion.Group}, APIVersions: []string{"*"}, Resources: []string{"machinedeployments"}}}},

@@ -59,6 +59,13 @@ func (p *Provider) Create(ctx context.Context, m *v1alpha1.Machine, update cloud
 // deleted, or replace it when it is in ERROR.
 func (p *Provider) existing(ctx context.Context, mc *machine, r *record, srv *servers.Server, update cloud.MachineUpdater) (*cloud.Instance, error) {
 	if r.ServerID != srv.ID || r.ServerPending {
+		if r.derived {
+			// Nothing recorded what else was allocated for the server (a record rebuilt from the
+			// providerID, or an adopted server): the record says to search for it, as Delete
+			// does for a derived record, or it would never be released.
+			r.PortPending = r.PortPending || mc.spec.ownPort()
+			r.FloatingIPPending = r.FloatingIPPending || mc.spec.FloatingIPPool != ""
+		}
 		r.ServerID, r.ServerPending = srv.ID, false
 		if err := p.records.save(ctx, mc.m, update, r); err != nil {
 			return nil, err

@@ -98,6 +98,13 @@ func (p *Provider) deleteServers(ctx context.Context, mc *machine, r *record, up
 		case isNotFound(err):
 		case err != nil:
 			return false, classify(err, "getting server "+r.ServerID)
+		case p.owner.foreign(srv, mc.m.UID):
+			// Another machine-controller made it for this Machine: adopted first, so that the
+			// delete, like every other, goes only to a server that carries this cluster's marks.
+			if err := p.adopt(ctx, mc, srv); err != nil {
+				return false, err
+			}
+			found = append(found, *srv)
 		case p.owner.server(srv, mc.m.UID):
 			found = append(found, *srv)
 		default:

@@ -19,6 +19,17 @@ type Policy struct {
 	AllowMachineCloud bool
 	// AllowHTTP accepts http:// for Keystone and the endpoints of its catalog (cloud.EnvAllowHTTP).
 	AllowHTTP bool
+	// Region is the controller's own region (OS_REGION_NAME). A cloudProviderSpec may name it
+	// even without AllowMachineCloud, because naming it chooses nothing: Kubermatic's
+	// machine-controller writes the region into every spec it defaults, and the Machines it left
+	// behind must stay valid when slipway's controller adopts them.
+	Region string
+}
+
+// chooses reports whether a cloud field's value chooses something: any value but the empty
+// one, and, for the region, the controller's own.
+func (pol Policy) chooses(name, value string) bool {
+	return value != "" && !(name == "region" && value == pol.Region)
 }
 
 // PolicyFromEnv reads the Policy from the controller's configuration variables.
@@ -38,6 +49,7 @@ func PolicyFromEnv(lookup func(string) (string, bool)) (Policy, error) {
 		}
 		*v.dst = b
 	}
+	p.Region, _ = lookup("OS_REGION_NAME")
 	return p, nil
 }
 
@@ -48,7 +60,7 @@ func (pol Policy) checkCloudFields(s *Spec, path *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, f := range specFields {
-		if f.use != fieldWhat && *f.target(s).(*string) != "" {
+		if f.use != fieldWhat && pol.chooses(f.name, *f.target(s).(*string)) {
 			errs = append(errs, forbiddenCloudField(path.Child(f.name)))
 		}
 	}
@@ -96,7 +108,8 @@ func (pol Policy) SpecCheck() cloud.SpecCheck {
 					continue
 				}
 				fp := path.Child(name)
-				if f.use != fieldWhat && !pol.AllowMachineCloud {
+				var str string
+				if f.use != fieldWhat && !pol.AllowMachineCloud && (json.Unmarshal(v, &str) != nil || pol.chooses(f.name, str)) {
 					errs = append(errs, forbiddenCloudField(fp))
 					continue
 				}

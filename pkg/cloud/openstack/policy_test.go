@@ -9,6 +9,13 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 )
 
+// kubermaticSpec is a cloudProviderSpec as Kubermatic's machine-controller stores it after its
+// admission webhook defaulted it (written from its types, not copied from a cluster).
+const kubermaticSpec = `{"identityEndpoint":"","username":"","password":"","domainName":"","tenantName":"","tenantID":"","projectName":"","projectID":"",
+			"tokenId":"","region":"RegionOne","instanceReadyCheckPeriod":"","instanceReadyCheckTimeout":"","computeAPIVersion":"","image":"i","flavor":"f",
+			"securityGroups":["sg"],"network":"n","subnet":"s","floatingIpPool":"","availabilityZone":"nova","trustDevicePath":false,
+			"rootDiskSizeGB":null,"rootDiskVolumeType":"","nodeVolumeAttachLimit":null,"serverGroupID":"","tags":{"team":"a"}}`
+
 // specCase is a cloudProviderSpec checked under a policy, and the errors it must give.
 type specCase struct {
 	name   string
@@ -20,6 +27,7 @@ type specCase struct {
 // TestSpecCheck is what admission refuses of a cloudProviderSpec, under each policy.
 func TestSpecCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
+	own := openstack.Policy{Region: "RegionOne"}
 	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"a":"b"},"configDrive":true}`, nil},
 		{"the cloud and the identity", openstack.Policy{}, `{"identityEndpoint":"https://k/v3","tenantName":"t","region":"r","password":""}`,
@@ -31,6 +39,11 @@ func TestSpecCheck(t *testing.T) {
 			"securityGroups":["a",{"secretKeyRef":{"name":"c","key":"p"}}],"flavor":{"configMapKeyRef":{"namespace":"team","name":"c","key":"f"}}}`,
 			[]string{"spec.password.secretKeyRef.namespace: Forbidden", "spec.securityGroups[1].secretKeyRef: Forbidden"}},
 		{"not an object is the controller's to report", openstack.Policy{}, `[1]`, nil},
+		// Kubermatic's machine-controller writes every field of the specs it defaults, unset
+		// ones empty, and the region it defaulted.
+		{"Kubermatic's layout, in the controller's region", own, kubermaticSpec, nil},
+		{"Kubermatic's layout, in another region", openstack.Policy{Region: "RegionTwo"}, kubermaticSpec,
+			[]string{"spec.region: Forbidden"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantErrors(t, tc.policy.SpecCheck()("team", []byte(tc.spec), field.NewPath("spec")), tc.want)
@@ -43,6 +56,7 @@ func TestSpecCheck(t *testing.T) {
 // slipway runs it on the pools it renders, so each case here is one a pool fails before apply.
 func TestControllerCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
+	own := openstack.Policy{Region: "RegionOne"}
 	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"team":"a"},"network":"n","securityGroups":["sg"]}`, nil},
 		{"the controller's own tags", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster":"demo"}}`,
@@ -52,6 +66,11 @@ func TestControllerCheck(t *testing.T) {
 		{"region, by default", openstack.Policy{}, `{"flavor":"f","image":"i","region":"RegionOne"}`,
 			[]string{"spec.region: Forbidden: chooses the cloud or the identity"}},
 		{"region, allowed", allow, `{"flavor":"f","image":"i","region":"RegionOne"}`, nil},
+		{"region, the controller's own", own, `{"flavor":"f","image":"i","region":"RegionOne"}`, nil},
+		{"Kubermatic's layout, in the controller's region", own, kubermaticSpec, nil},
+		{"an empty alias next to its field", openstack.Policy{}, `{"flavor":"f","image":"i","tenantName":"","projectName":null,"serverGroup":"","serverGroupID":"g"}`, nil},
+		{"an alias next to its field", allow, `{"flavor":"f","image":"i","tenantName":"a","projectName":"b"}`,
+			[]string{"spec.tenantName: Duplicate value"}},
 		{"no image or flavor", openstack.Policy{}, `{"network":"n"}`,
 			[]string{"spec.image: Required value", "spec.flavor: Required value"}},
 		{"unknown field", openstack.Policy{}, `{"flavor":"f","image":"i","flavour":"g"}`, []string{"spec.flavour: Forbidden: unknown field"}},

@@ -42,7 +42,8 @@ type record struct {
 
 	// derived records were not written by the provider but rebuilt from the Machine's
 	// providerID (a Machine that lost its annotation, or one the orphan sweep made up for a
-	// server without a Machine): what else was allocated must be searched for.
+	// server without a Machine) or from the marks another machine-controller left on it
+	// (v1alpha1.ServerMadeElsewhere): what else was allocated must be searched for.
 	derived bool
 }
 
@@ -90,6 +91,10 @@ func (rs *records) load(m *v1alpha1.Machine) (*record, error) {
 		if id, ok := strings.CutPrefix(*m.Spec.ProviderID, "openstack:///"); ok && id != "" {
 			r.ServerID, r.derived = id, true
 		}
+	} else if v1alpha1.ServerMadeElsewhere(m) {
+		// Another machine-controller may have sent a create that nothing here recorded: look
+		// for the server by name, as after a create of our own whose ID was never recorded.
+		r.ServerPending, r.derived = true, true
 	}
 	return r, nil
 }

@@ -14,7 +14,9 @@ import (
 )
 
 // findServer returns the Machine's live server, or nil: by the recorded ID, or by name and
-// machine-uid when a create may have been sent without its ID being recorded.
+// machine-uid when a create may have been sent without its ID being recorded, or when another
+// machine-controller may have made the server. A server that another machine-controller made
+// for the Machine is adopted on the way (see adopt).
 func (p *Provider) findServer(ctx context.Context, mc *machine, r *record) (*servers.Server, error) {
 	if r.ServerID != "" {
 		srv, err := servers.Get(ctx, mc.compute, r.ServerID).Extract()
@@ -23,6 +25,10 @@ func (p *Provider) findServer(ctx context.Context, mc *machine, r *record) (*ser
 			return nil, nil
 		case err != nil:
 			return nil, classify(err, "getting server "+r.ServerID)
+		case p.owner.foreign(srv, mc.m.UID):
+			if err := p.adopt(ctx, mc, srv); err != nil {
+				return nil, err
+			}
 		case !p.owner.server(srv, mc.m.UID):
 			return nil, nil // not ours, whatever the record says
 		}
@@ -44,7 +50,7 @@ func (p *Provider) findServer(ctx context.Context, mc *machine, r *record) (*ser
 }
 
 // serversNamed lists the servers with the Machine's name that this cluster made for it, newest
-// first.
+// first, after adopting those that another machine-controller made for it.
 func (p *Provider) serversNamed(ctx context.Context, mc *machine) ([]servers.Server, error) {
 	opts := servers.ListOpts{Name: "^" + regexp.QuoteMeta(mc.m.Name) + "$"}
 	all, err := extract(ctx, servers.List(mc.compute, opts), servers.ExtractServers)
@@ -53,6 +59,11 @@ func (p *Provider) serversNamed(ctx context.Context, mc *machine) ([]servers.Ser
 	}
 	var out []servers.Server
 	for _, srv := range all {
+		if p.owner.foreign(&srv, mc.m.UID) && srv.TaskState != "deleting" {
+			if err := p.adopt(ctx, mc, &srv); err != nil {
+				return nil, err
+			}
+		}
 		if p.owner.server(&srv, mc.m.UID) {
 			out = append(out, srv)
 		}

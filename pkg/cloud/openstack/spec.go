@@ -156,7 +156,9 @@ func DecodeSpec(ctx context.Context, raw []byte, namespace string, resolver Reso
 		var given []string
 		for _, n := range names {
 			known[n] = true
-			if _, ok := obj[n]; ok {
+			// An empty value gives nothing: Kubermatic's machine-controller writes every field
+			// of the specs it defaults, unset ones as "" (tenantName next to projectName).
+			if v, ok := obj[n]; ok && string(v) != `""` && string(v) != "null" {
 				given = append(given, n)
 			}
 		}

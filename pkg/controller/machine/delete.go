@@ -81,6 +81,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl
 	s.orig = m.DeepCopy()
 	orig := m.DeepCopy()
 	controllerutil.RemoveFinalizer(m, v1alpha1.MachineFinalizer)
+	// A Machine adopted from Kubermatic's controller also carries its finalizers for the Node
+	// and the floating IP; both were released above, and nothing else would remove them.
+	controllerutil.RemoveFinalizer(m, v1alpha1.KubermaticNodeFinalizer)
+	controllerutil.RemoveFinalizer(m, v1alpha1.KubermaticFloatingIPFinalizer)
 	if err := r.client.Patch(ctx, m, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("removing finalizer of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}

@@ -50,10 +50,12 @@ func (r *Reconciler) reconcileValidation(ctx context.Context, s *machineScope) (
 	return ctrl.Result{}, nil
 }
 
-// hadInstance reports whether a server was ever recorded for the Machine. Such a Machine is
-// never given a second server: if the first disappears the Machine is replaced instead.
+// hadInstance reports whether a server was ever recorded for the Machine, or a Node linked to
+// it (the only trace a server that Kubermatic's controller made leaves on its Machine). Such a
+// Machine is never given a second server: if the first disappears the Machine is replaced
+// instead.
 func hadInstance(m *v1alpha1.Machine) bool {
-	return m.Spec.ProviderID != nil
+	return m.Spec.ProviderID != nil || m.Status.NodeRef != nil
 }
 
 // reconcileInstance finds the Machine's server by UID and creates it when there is none.
@@ -100,7 +102,7 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, s *machineScope) (ct
 			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "CreateFailed", err.Error())
 			return ctrl.Result{}, err
 		}
-	case err != nil && hadInstance(m):
+	case err != nil && m.Spec.ProviderID != nil:
 		// The cloud does not answer. Carry on with what was recorded about the server, so that
 		// the Node is still followed and its health judged; the error is returned at the end.
 		s.cloudErr = fmt.Errorf("getting server of machine %s/%s: %w", m.Namespace, m.Name, err)

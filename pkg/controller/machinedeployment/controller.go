@@ -159,8 +159,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	orig := md.DeepCopy()
 	hash := templateHash(&md.Spec.Template)
 	plan := &rollout{replicas: p.replicas, maxSurge: p.maxSurge, maxUnavailable: p.maxUnavailable, recheck: recheck}
+	current := currentSet(sets, &md.Spec.Template, hash)
 	for _, s := range sets {
-		if s.ms.Labels[v1alpha1.MachineTemplateHashLabel] == hash && plan.newSet == nil {
+		if s == current {
 			plan.newSet = s
 		} else {
 			plan.oldSets = append(plan.oldSets, s)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 	"sort"
 	"strconv"
 
@@ -26,6 +27,45 @@ func templateHash(t *v1alpha1.MachineTemplateSpec) string {
 	h := fnv.New32a()
 	h.Write(raw)
 	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+}
+
+// currentSet returns the set made from template t, or nil: the first labelled with its hash,
+// else the first whose template is t with another hash label. Another machine-controller
+// (Kubermatic's) hashes templates its own way; without the second rule, adopting its
+// MachineDeployments would roll every Machine over to a new set that differs only in the hash.
+func currentSet(sets []*setState, t *v1alpha1.MachineTemplateSpec, hash string) *setState {
+	for _, s := range sets {
+		if s.ms.Labels[v1alpha1.MachineTemplateHashLabel] == hash {
+			return s
+		}
+	}
+	for _, s := range sets {
+		if madeFrom(s.ms, t) {
+			return s
+		}
+	}
+	return nil
+}
+
+// madeFrom reports whether ms's template is t plus a machine-template-hash label. Templates are
+// compared as JSON values, so that neither key order nor an empty map against a missing one
+// counts as a difference.
+func madeFrom(ms *v1alpha1.MachineSet, t *v1alpha1.MachineTemplateSpec) bool {
+	own := ms.Spec.Template.DeepCopy()
+	delete(own.Labels, v1alpha1.MachineTemplateHashLabel)
+	a, errA := jsonValue(own)
+	b, errB := jsonValue(t)
+	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
+}
+
+func jsonValue(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(raw, &out)
+	return out, err
 }
 
 // createNewSet creates the set for the current template, sized as the surge allows.

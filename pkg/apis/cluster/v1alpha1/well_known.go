@@ -42,6 +42,43 @@ const (
 	ClusterNameTag = "slipway-cluster"
 )
 
+// What Kubermatic's machine-controller leaves on the Machines it made, which slipway's
+// controller adopts in its place. Its instance finalizer is MachineFinalizer itself (the same
+// name), so deleting an adopted Machine waits for slipway's delete path as it waited for
+// Kubermatic's.
+const (
+	// KubermaticNodeFinalizer is added by Kubermatic's controller together with MachineFinalizer,
+	// just before it creates the Machine's server, and stands for deleting the Node. Slipway never
+	// adds it: a Machine that carries it may have a server that slipway did not make, which the
+	// provider then looks for by the Machine's name and UID. Slipway deletes the Node itself and
+	// removes the finalizer with its own.
+	KubermaticNodeFinalizer = "machine-node-delete-finalizer"
+	// KubermaticFloatingIPFinalizer is Kubermatic's finalizer, and annotation (holding the
+	// address's ID), for a floating IP it allocated for the Machine. The provider takes the
+	// address over when it adopts the server; the finalizer is removed with MachineFinalizer.
+	KubermaticFloatingIPFinalizer = "kubermatic.io/release-openstack-floating-ip"
+)
+
+// ServerMadeElsewhere reports whether another machine-controller (Kubermatic's) may have made
+// the Machine's server: it carries KubermaticNodeFinalizer, or it has a Node but no
+// spec.providerID (Kubermatic's controller never sets spec.providerID; slipway's sets it before
+// it links a Node). A provider then looks for the server by the Machine's name and UID before it
+// creates one, so that adopting such a Machine never makes a second server.
+func ServerMadeElsewhere(m *Machine) bool {
+	if m.Spec.ProviderID != nil {
+		return false
+	}
+	if m.Status.NodeRef != nil {
+		return true
+	}
+	for _, f := range m.Finalizers {
+		if f == KubermaticNodeFinalizer {
+			return true
+		}
+	}
+	return false
+}
+
 // DeletionPolicy values of DeletionPolicyAnnotation.
 const (
 	DeletionPolicyGraceful = "graceful"

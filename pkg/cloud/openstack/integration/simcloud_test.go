@@ -59,9 +59,15 @@ func newSimCloud(t testing.TB, o cloudOptions) *simCloud {
 		sim.InjectFault(openstacktest.Fault{Rate: o.errorRate, Status: 500, ExemptHeader: observerHeader})
 	}
 	env := simEnv(sim)
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	policy, err := openstack.PolicyFromEnv(lookup) // as the controller reads it from its Secret
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := openstack.Options{
 		ClusterUID: string(uuid.NewUUID()),
-		LookupEnv:  func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Policy:     policy,
+		LookupEnv:  lookup,
 		QPS:        500, Burst: 1000, RetryBackoff: 50 * time.Millisecond, ErrorBackoff: 200 * time.Millisecond,
 	}
 	p, err := openstack.New(clusterName, opts)
@@ -143,6 +149,8 @@ func (c *simCloud) Leaks() string {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
 
 // simSpec is a cloudProviderSpec for the simulator; the cloud itself is the provider's
 // configuration. With extras every machine also gets its own port on a subnet, a floating IP and

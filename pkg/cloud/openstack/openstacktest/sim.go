@@ -11,9 +11,12 @@ import (
 	"time"
 )
 
+// DefaultRegion is the region of a Sim whose Options name none.
+const DefaultRegion = "RegionOne"
+
 // Options configure a Sim. The zero value is usable.
 type Options struct {
-	// Region is the region of every catalog endpoint; default "RegionOne".
+	// Region is the region of every catalog endpoint; default DefaultRegion.
 	Region string
 	// TokenTTL is how long a Keystone token stays valid; default one hour.
 	TokenTTL time.Duration
@@ -104,7 +107,7 @@ func (s *Sim) start(l net.Listener, https bool, cert *tls.Certificate) {
 
 func newSim(opts Options) *Sim {
 	if opts.Region == "" {
-		opts.Region = "RegionOne"
+		opts.Region = DefaultRegion
 	}
 	if opts.TokenTTL == 0 {
 		opts.TokenTTL = time.Hour

@@ -56,6 +56,7 @@ func keepsContainerd1(t *testing.T, version string) bool {
 // workload, a fresh host joined by a pool Machine's user-data, and an HA install of the newest
 // minor from uploaded binaries.
 func TestLifecycle(t *testing.T) {
+	t.Parallel() // beside TestPools: each has a sandbox of its own
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)
 	all := []string{"cp-1", "cp-2", "cp-3", "worker-1"}
 	ha := h.writeManifest("ha.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1")})

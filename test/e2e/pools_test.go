@@ -51,6 +51,7 @@ const poolNetwork = "sandbox"
 // as it must on a cloud where it starts before the cloud-controller-manager has initialized any
 // Node).
 func TestPools(t *testing.T) {
+	t.Parallel() // beside TestLifecycle: each has a sandbox and a cloud of its own
 	h := upSandbox(t, "pools", "172.30.251.0/24", 3, 3, true)
 	controlPlanes := []string{"cp-1", "cp-2", "cp-3"}
 	cloud := h.startCloud(t, "e2epools")

@@ -360,27 +360,6 @@ func forward(t *testing.T, ip, target string) string {
 		l.Close()
 		logw.stop()
 	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				u, err := net.DialTimeout("tcp", target, 10*time.Second)
-				if err != nil {
-					fmt.Fprintf(logw, "forwarding %s to %s: %v", c.RemoteAddr(), target, err)
-					return
-				}
-				defer u.Close()
-				go func() {
-					_, _ = io.Copy(u, c)
-					_ = u.(*net.TCPConn).CloseWrite() // the client is done; the answer still flows
-				}()
-				_, _ = io.Copy(c, u)
-			}()
-		}
-	}()
+	go hosts.Forward(l, target, func(format string, args ...any) { fmt.Fprintf(logw, format, args...) })
 	return l.Addr().String()
 }

@@ -89,11 +89,15 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	$(GO) test -json -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
 test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
-	$(GO) test -count=1 -timeout 45m -v ./test/e2e
+	$(GO) test -count=1 -timeout 75m -v ./test/e2e
 
 .PHONY: test-e2e-pools
 test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 12 minutes warm)
 	$(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
+
+.PHONY: test-e2e-quickstart
+test-e2e-quickstart: ## end-to-end: the OpenStack quick start, terraform apply → slipway apply -t → pool → reset → terraform destroy (TestQuickStart alone)
+	$(GO) test -count=1 -timeout 45m -v -run 'TestQuickStart$$' ./test/e2e
 
 .PHONY: bench-pools
 bench-pools: ## worker pools on this machine: apply with and without a pool, 0→3, a rolling update of 3, and the same join by hand (about 20 minutes); figures in test/bench/pools.md

@@ -97,13 +97,19 @@ func (h *harness) download(url, dst string) {
 // upSandbox brings up a sandbox for one test, removed when the test ends.
 func upSandbox(t *testing.T, name, subnet string, hosts, controlPlanes int, lb bool) *harness {
 	t.Helper()
+	return upSandboxWith(t, name, subnet, hosts, controlPlanes, lb, versions())
+}
+
+// upSandboxWith is upSandbox serving only the given Kubernetes versions.
+func upSandboxWith(t *testing.T, name, subnet string, hosts, controlPlanes int, lb bool, versions []string) *harness {
+	t.Helper()
 	needDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
 	var log bytes.Buffer
 	sb, err := sandboxapi.Up(ctx, sandboxapi.Options{
 		Name: name, Dir: filepath.Join(t.TempDir(), "sandbox"), Subnet: subnet,
-		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log, Versions: versions(),
+		Hosts: hosts, ControlPlanes: controlPlanes, LB: lb, Log: &log, Versions: versions,
 	})
 	if err != nil {
 		t.Fatalf("sandbox up: %v\n%s", err, log.String())
@@ -133,6 +139,7 @@ func (h *harness) with(t *testing.T) *harness {
 // manifestParams fill the e2e manifest template.
 type manifestParams struct {
 	Name, Version, CNI string
+	// Registry, Files and DNS locate the assets; default the sandbox's assets host.
 	Registry, Files    string
 	ContainerdReleases string
 	DNS                string
@@ -158,12 +165,14 @@ kind: Cluster
 name: {{.Name}}
 versions:
   kubernetes: {{.Version}}
+{{- if .ControlPlanes}}
 apiEndpoint:
   host: {{.Endpoint}}
 controlPlane:
   hosts:
 {{- range .ControlPlanes}}
     - {publicAddress: {{.IP}}, hostname: {{.Name}}, sshPrivateKeyFile: {{$.KeyFile}}, sshHostPublicKey: "{{.HostKey}}"}
+{{- end}}
 {{- end}}
 {{- if .Workers}}
 staticWorkers:
@@ -213,8 +222,10 @@ func (h *harness) writeManifest(file string, p manifestParams) string {
 	if p.Cloud == "" {
 		p.Cloud = "{none: {}}"
 	}
-	p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
-	p.ContainerdReleases, p.CgroupV1 = h.sb.Assets.ContainerdReleases(), h.sb.CgroupV1 && !p.NoCgroupV1OptIn
+	if p.Files == "" { // the sandbox's assets host, as the sandbox network sees it
+		p.Registry, p.Files, p.DNS = h.sb.Assets.Registry, h.sb.Assets.Files, h.sb.Assets.IP
+	}
+	p.ContainerdReleases, p.CgroupV1 = p.Files+sandboxapi.ContainerdReleasePath, h.sb.CgroupV1 && !p.NoCgroupV1OptIn
 	p.KeyFile = h.sb.Path(sandboxapi.KeyFile)
 	if p.Endpoint == "" {
 		p.Endpoint = strings.Split(h.sb.Endpoint, ":")[0]
@@ -365,10 +376,11 @@ func (h *harness) plan(manifest string) plan.Plan {
 	return h.planWith(nil, manifest)
 }
 
-// planWith is plan with env added to slipway's environment (a cloud's OS_* variables).
-func (h *harness) planWith(env []string, manifest string) plan.Plan {
+// planWith is plan with env added to slipway's environment (a cloud's OS_* variables) and
+// extra arguments for apply (-t).
+func (h *harness) planWith(env []string, manifest string, extra ...string) plan.Plan {
 	h.t.Helper()
-	r := h.slipway(env, "apply", "-m", manifest, "--dry-run", "-o", "json")
+	r := h.slipway(env, append([]string{"apply", "-m", manifest, "--dry-run", "-o", "json"}, extra...)...)
 	if r.code != 0 {
 		h.t.Fatalf("apply --dry-run failed with exit code %d", r.code)
 	}

@@ -541,6 +541,8 @@ type poolCloud struct {
 	sim *openstacktest.Sim
 	// env holds the OS_* variables slipway reads, as an operator's openrc sets them.
 	env []string
+	// caFile holds the CA of the API's certificate (OS_CACERT).
+	caFile string
 }
 
 // container returns the Docker container that runs the server's host.
@@ -559,35 +561,10 @@ func (h *harness) startCloud(t *testing.T, name string) *poolCloud {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	logw := &testWriter{t: t}
-	b, err := hosts.New(ctx, hosts.Options{Name: name, Image: h.sb.Image, Log: logw,
-		ProviderNetworks: map[string]string{poolNetwork: h.sb.Network}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := openstacktest.Prepare(openstacktest.Options{Hypervisor: b})
 	gw := h.sb.Gateway()
-	l, err := net.Listen("tcp", net.JoinHostPort(gw, "0"))
-	if err != nil {
-		t.Fatalf("listening on the sandbox network's gateway %s: %v", gw, err)
-	}
-	if err := sim.StartTLS(l, gw); err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sim.Close()
-		if os.Getenv("SLIPWAY_E2E_KEEP") == "" {
-			if err := b.Close(context.Background()); err != nil {
-				t.Errorf("removing the cloud's hosts: %v", err)
-			}
-		}
-		logw.stop()
-	})
-	caFile := filepath.Join(h.dir, "openstack-ca.pem")
-	if err := os.WriteFile(caFile, sim.CACert(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cloud := h.startSim(t, hosts.Options{Name: name, ProviderNetworks: map[string]string{poolNetwork: h.sb.Network}},
+		func(context.Context, *hosts.Backend, *openstacktest.Sim) (string, error) { return gw, nil })
+	sim := cloud.sim
 
 	// The Neutron side of the sandbox network: its CIDR and gateway, and an allocation pool
 	// above the addresses the sandbox gives its hosts.
@@ -617,7 +594,50 @@ func (h *harness) startCloud(t *testing.T, name string) *poolCloud {
 		AllocationPools: []subnets.AllocationPool{{Start: nth(200), End: nth(250)}}}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	return &poolCloud{sim: sim, env: []string{
+	return cloud
+}
+
+// startSim starts the simulator with servers booting as hosts of the sandbox's node image, and
+// serves its API over https at this machine's address that at returns, where the cluster's
+// controllers reach it from the servers. The simulator is removed when the test ends with every
+// host it booted.
+func (h *harness) startSim(t *testing.T, o hosts.Options, at func(context.Context, *hosts.Backend, *openstacktest.Sim) (string, error)) *poolCloud {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	logw := &testWriter{t: t}
+	o.Image, o.Log = h.sb.Image, logw
+	b, err := hosts.New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := openstacktest.Prepare(openstacktest.Options{Hypervisor: b})
+	t.Cleanup(func() {
+		sim.Close()
+		if os.Getenv("SLIPWAY_E2E_KEEP") == "" {
+			if err := b.Close(context.Background()); err != nil {
+				t.Errorf("removing the cloud's hosts: %v", err)
+			}
+		}
+		logw.stop()
+	})
+	ip, err := at(ctx, b, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatalf("listening on %s for the cloud's API: %v", ip, err)
+	}
+	if err := sim.StartTLS(l, ip); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(h.dir, "openstack-ca.pem")
+	if err := os.WriteFile(caFile, sim.CACert(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &poolCloud{sim: sim, caFile: caFile, env: []string{
 		"OS_AUTH_URL=" + sim.AuthURL(), "OS_REGION_NAME=" + sim.Region(),
 		"OS_USERNAME=" + openstacktest.Username, "OS_PASSWORD=" + openstacktest.Password,
 		"OS_DOMAIN_NAME=" + openstacktest.DomainName, "OS_PROJECT_NAME=" + openstacktest.ProjectName,

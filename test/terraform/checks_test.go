@@ -7,40 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
-	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
-
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 	tfout "github.com/slipway-dev/slipway/pkg/terraform"
 )
-
-// cloud is what the simulator holds, as IDs by kind.
-type cloud map[string][]string
-
-func snapshot(sim *openstacktest.Sim) cloud {
-	ids := func(n int, id func(int) string) []string {
-		out := []string{}
-		for i := range n {
-			out = append(out, id(i))
-		}
-		return out
-	}
-	srv, ports, fips, vols := sim.Servers(), sim.Ports(), sim.FloatingIPs(), sim.Volumes()
-	nets, subnets, sgs, groups, lbs := sim.Networks(), sim.Subnets(), sim.SecurityGroups(), sim.ServerGroups(), sim.LoadBalancers()
-	return cloud{
-		"servers":         ids(len(srv), func(i int) string { return srv[i].Name }),
-		"ports":           ids(len(ports), func(i int) string { return ports[i].Name + " " + ports[i].ID }),
-		"floating IPs":    ids(len(fips), func(i int) string { return fips[i].Address }),
-		"volumes":         ids(len(vols), func(i int) string { return vols[i].ID }),
-		"networks":        ids(len(nets), func(i int) string { return nets[i].Name + " " + nets[i].ID }),
-		"subnets":         ids(len(subnets), func(i int) string { return subnets[i].Name + " " + subnets[i].ID }),
-		"security groups": ids(len(sgs), func(i int) string { return sgs[i].Name + " " + sgs[i].ID }),
-		"server groups":   ids(len(groups), func(i int) string { return groups[i].Name + " " + groups[i].ID }),
-		"load balancers":  ids(len(lbs), func(i int) string { return lbs[i].Name + " " + lbs[i].ID }),
-	}
-}
 
 // checkOutputs reads the outputs as `slipway apply -t <dir>` does and checks them against
 // what the simulator holds.
@@ -114,53 +83,6 @@ func checkLoadBalancer(t *testing.T, sim *openstacktest.Sim) {
 	}
 	if hm := p.Monitor; hm == nil || hm.Type != "HTTPS" || hm.URLPath != "/readyz" || hm.ExpectedCodes != "200" || hm.Delay != 5 || hm.Timeout != 3 || hm.MaxRetries != 2 {
 		t.Errorf("health monitor %+v", p.Monitor)
-	}
-}
-
-// checkNothingLeft compares the simulator with its state before apply, and asks the API for
-// the routers and keypairs, which the simulator does not list for tests, by the cluster's names.
-func checkNothingLeft(ctx context.Context, t *testing.T, sim *openstacktest.Sim, seeded cloud) {
-	t.Helper()
-	after := snapshot(sim)
-	for kind, before := range seeded {
-		if !slices.Equal(after[kind], before) {
-			t.Errorf("%s after destroy: %v, before apply: %v", kind, after[kind], before)
-		}
-	}
-	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: sim.AuthURL(),
-		Username: openstacktest.Username, Password: openstacktest.Password, DomainName: openstacktest.DomainName,
-		TenantName: openstacktest.ProjectName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eo := gophercloud.EndpointOpts{Region: sim.Region()}
-	network, err := openstack.NewNetworkV2(pc, eo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compute, err := openstack.NewComputeV2(pc, eo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := routers.List(network, routers.ListOpts{}).AllPages(ctx)
-	rs, _ := routers.ExtractRouters(pages)
-	for _, r := range rs {
-		if strings.HasPrefix(r.Name, "sim-") {
-			t.Errorf("router %s (%s) left behind", r.Name, r.ID)
-		}
-	}
-	if err != nil {
-		t.Errorf("listing routers: %v", err)
-	}
-	kpages, err := keypairs.List(compute, nil).AllPages(ctx)
-	kps, _ := keypairs.ExtractKeyPairs(kpages)
-	for _, k := range kps {
-		if strings.HasPrefix(k.Name, "sim-") {
-			t.Errorf("keypair %s left behind", k.Name)
-		}
-	}
-	if err != nil {
-		t.Errorf("listing keypairs: %v", err)
 	}
 }
 

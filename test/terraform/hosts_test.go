@@ -121,22 +121,3 @@ func consoleHostKey(ctx context.Context, t *testing.T, sim *openstacktest.Sim, i
 		time.Sleep(500 * time.Millisecond)
 	}
 }
-
-// checkNoHosts proves that destroy left no host, network or load balancer container of the cloud.
-func checkNoHosts(ctx context.Context, t *testing.T) {
-	t.Helper()
-	for _, kind := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}, {"volume", "ls", "-q"}} {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			out, err := sandboxapi.Docker(ctx, append(kind, "--filter", "label="+hosts.Label+"="+cloudName)...)
-			if err == nil && out == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("after destroy, docker %s lists %q (%v)", strings.Join(kind, " "), out, err)
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-}

@@ -38,17 +38,13 @@ func TestOpenStackQuickStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds terraform-provider-openstack and runs terraform; skipped under -short")
 	}
-	bin := component(t, "terraform", func() (string, error) { return exec.LookPath("terraform") })
 	work := t.TempDir()
 	cliConfig := filepath.Join(work, "terraform.rc")
-	component(t, "terraform-provider-openstack", func() (string, error) {
-		out, err := exec.Command("./provider.sh", "--cli-config", cliConfig).CombinedOutput()
-		return string(out), err
-	})
+	bin := Tools(t, cliConfig)
 
 	// Servers boot as sandbox hosts, and load balancers run as amphorae: the quick start is
 	// real infrastructure.
-	component(t, "a Docker engine for the simulator's hosts", func() (string, error) {
+	Component(t, "a Docker engine for the simulator's hosts", func() (string, error) {
 		out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput()
 		return string(out), err
 	})
@@ -66,14 +62,11 @@ func TestOpenStackQuickStart(t *testing.T) {
 	sim := openstacktest.New(openstacktest.Options{Logf: refused.record, Hypervisor: b})
 	defer sim.Close()
 	defer func() { t.Logf("API calls answered with an error (%d):\n%s", refused.len(), refused.String()) }()
-	seeded := snapshot(sim)
+	seeded := Snapshot(sim)
 	dir := filepath.Join(work, "openstack")
-	copyConfig(t, "../../terraform/openstack", dir)
+	CopyConfig(t, "../../terraform/openstack", dir)
 	writeVars(t, dir, work)
-	for k, v := range map[string]string{"TF_CLI_CONFIG_FILE": cliConfig, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1",
-		"OS_AUTH_URL": sim.AuthURL(), "OS_USERNAME": openstacktest.Username, "OS_PASSWORD": openstacktest.Password,
-		"OS_PROJECT_NAME": openstacktest.ProjectName, "OS_USER_DOMAIN_NAME": openstacktest.DomainName,
-		"OS_PROJECT_DOMAIN_NAME": openstacktest.DomainName, "OS_REGION_NAME": sim.Region()} {
+	for k, v := range Env(sim, cliConfig, "") {
 		t.Setenv(k, v)
 	}
 	for _, k := range []string{"OS_CLOUD", "OS_TOKEN", "OS_PROJECT_ID", "OS_TENANT_NAME", "OS_APPLICATION_CREDENTIAL_ID"} {
@@ -120,47 +113,8 @@ func TestOpenStackQuickStart(t *testing.T) {
 
 	step("destroy", func() error { return tf.Destroy(ctx) })
 	destroyed = true
-	checkNothingLeft(ctx, t, sim, seeded)
-	checkNoHosts(ctx, t)
-}
-
-// component finds or builds something the test needs. When it cannot, the test skips, except
-// under CI=true, where every component must be there.
-func component(t *testing.T, name string, get func() (string, error)) string {
-	t.Helper()
-	out, err := get()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not available, and CI must provide it: %v\n%s", name, err, out)
-		}
-		t.Skipf("%s is not available (%v); .ci/run provides it\n%s", name, err, out)
-	}
-	return strings.TrimSpace(out)
-}
-
-// copyConfig copies the configuration's files, so that state and lock files never land in
-// the repository.
-func copyConfig(t *testing.T, src, dst string) {
-	t.Helper()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".tf") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	CheckNothingLeft(ctx, t, sim, seeded, "sim-")
+	CheckNoHosts(ctx, t, cloudName)
 }
 
 // writeVars writes terraform.tfvars.json for the simulator: its external network, a seeded

@@ -88,8 +88,8 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	PATH="$(TOOLS):$$PATH" \
 	$(GO) test -json -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
-test-e2e: ## end-to-end: slipway builds, repairs, upgrades and resets clusters on sandbox hosts
-	$(GO) test -count=1 -timeout 75m -v ./test/e2e
+test-e2e: ## end-to-end on sandbox hosts: TestQuickStart first, then TestLifecycle and TestPools side by side (each has its own sandbox)
+	$(GO) test -count=1 -timeout 75m -parallel 2 -v ./test/e2e
 
 .PHONY: test-e2e-pools
 test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 12 minutes warm)

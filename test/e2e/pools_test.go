@@ -44,16 +44,22 @@ const poolNetwork = "sandbox"
 // protected workload on the pool, probed through a load balancer, must lose no request while the
 // pool rolls to a new flavor and while a Machine is deleted.
 //
-// The control plane is HA: three sandbox hosts behind the sandbox's load balancer, the
-// apiEndpoint the pool's machines join through. They are not servers of the cloud: the
+// The control plane is one sandbox host, or with SLIPWAY_E2E_POOLS_HA=1 three behind the
+// sandbox's load balancer, the apiEndpoint the pool's machines join through. They are not
+// servers of the cloud: the
 // cloud-controller-manager cannot find them, so they keep the
 // node.cloudprovider.kubernetes.io/uninitialized taint (which the machine-controller tolerates,
 // as it must on a cloud where it starts before the cloud-controller-manager has initialized any
 // Node).
 func TestPools(t *testing.T) {
 	t.Parallel() // beside TestLifecycle: each has a sandbox and a cloud of its own
-	h := upSandbox(t, "pools", "172.30.251.0/24", 3, 3, true)
-	controlPlanes := []string{"cp-1", "cp-2", "cp-3"}
+	// One control plane in CI, for time; SLIPWAY_E2E_POOLS_HA=1 (make test-e2e-pools-ha) runs
+	// every scenario against three behind the load balancer, as issue 17 asks.
+	controlPlanes := []string{"cp-1"}
+	if os.Getenv("SLIPWAY_E2E_POOLS_HA") == "1" {
+		controlPlanes = []string{"cp-1", "cp-2", "cp-3"}
+	}
+	h := upSandbox(t, "pools", "172.30.251.0/24", len(controlPlanes), len(controlPlanes), len(controlPlanes) > 1)
 	cloud := h.startCloud(t, "e2epools")
 	archive := h.buildImages(t, "e2e")
 	// The cluster starts at the previous minor; the upgrade below moves it and the pool to the

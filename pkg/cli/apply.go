@@ -6,24 +6,31 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/phases"
+	"github.com/slipway-dev/slipway/pkg/ssh"
 )
 
 // sshFlags are the SSH settings of commands that reach hosts.
 type sshFlags struct {
 	trustUnknownHosts bool
 	knownHosts        string
+	connectTimeout    time.Duration
 	parallel          int
 }
 
-func (f *sshFlags) add(cmd *cobra.Command) {
+func (f *sshFlags) add(cmd *cobra.Command) { f.addWithTimeout(cmd, ssh.DefaultConnectTimeout) }
+
+// addWithTimeout adds the flags with connectTimeout as --ssh-connect-timeout's default.
+func (f *sshFlags) addWithTimeout(cmd *cobra.Command, connectTimeout time.Duration) {
 	cmd.Flags().BoolVar(&f.trustUnknownHosts, "trust-unknown-hosts", false, "accept SSH host keys seen for the first time and record them in the cluster's known_hosts (changed keys are always refused)")
 	cmd.Flags().StringVar(&f.knownHosts, "known-hosts", "", "the cluster's known_hosts file (default $XDG_CONFIG_HOME/slipway/<cluster>/known_hosts)")
+	cmd.Flags().DurationVar(&f.connectTimeout, "ssh-connect-timeout", connectTimeout, "how long a host whose SSH refuses or times out is retried before it counts as unreachable (a server still booting)")
 	cmd.Flags().IntVar(&f.parallel, "parallel", 10, "how many hosts to work on at once")
 }
 
@@ -121,7 +128,7 @@ func (f *sshFlags) with(cmd *cobra.Command, g *globalOptions, s Streams, do func
 }
 
 func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOptions {
-	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts}
+	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts, ConnectTimeout: f.connectTimeout}
 	if g.verbose {
 		o.Verbose = s.Out
 	}

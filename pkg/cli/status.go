@@ -54,7 +54,8 @@ than replicas. status then lists why and exits with code 4, so that it can gate 
 			})
 		},
 	}
-	sf.add(cmd)
+	// status reports a host that is down now, rather than waiting for it to boot.
+	sf.addWithTimeout(cmd, 10*time.Second)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }

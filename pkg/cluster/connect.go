@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -24,6 +25,9 @@ type ConnectOptions struct {
 	TrustUnknownHosts bool
 	// KnownHostsFile overrides the per-cluster known_hosts file.
 	KnownHostsFile string
+	// ConnectTimeout is how long a host whose SSH refuses or times out is retried (a server
+	// still booting); zero means ssh.DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// Verbose receives live remote output, prefixed with [host].
 	Verbose io.Writer
 }
@@ -73,6 +77,7 @@ func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *Target, error
 	pool := ssh.NewPool(ssh.Options{
 		ClusterKnownHostsFile: kh,
 		TrustOnFirstUse:       opts.TrustUnknownHosts,
+		ConnectTimeout:        opts.ConnectTimeout,
 		Verbose:               opts.Verbose,
 		Secrets:               secrets,
 	})

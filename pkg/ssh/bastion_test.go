@@ -51,13 +51,13 @@ func TestBastionChain(t *testing.T) {
 
 	// With the outer bastion down, a fresh pool says which hop failed.
 	outer.Stop()
-	p2 := newPool(t, ssh.Options{ConnectAttempts: 2})
+	p2 := newPool(t, ssh.Options{ConnectTimeout: 300 * time.Millisecond})
 	err = p2.Host(target).Command(ctxFor(t, time.Minute), "true").Run()
 	var ce *ssh.ConnectError
 	if !errors.As(err, &ce) || ce.Host != "worker-1" || ce.Via != "jump-inner" {
 		t.Fatalf("err = %v, want a ConnectError for worker-1 via jump-inner", err)
 	}
-	for _, want := range []string{"through bastion jump-inner", "connecting to jump-outer as root (127.0.0.1:" + itoa(outer.Port) + ")", "connection refused", "gave up after 2 attempts"} {
+	for _, want := range []string{"through bastion jump-inner", "connecting to jump-outer as root (127.0.0.1:" + itoa(outer.Port) + ")", "connection refused", "gave up after ", " attempts in "} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q", want)
 		}

@@ -14,30 +14,45 @@ import (
 )
 
 // connect dials t (through its bastions), retrying transient failures with
-// exponential backoff. A failing bastion is not retried here: its own
-// connect already did.
+// exponential backoff for Options.ConnectTimeout. A failing bastion is not
+// retried here: its own connect already did.
 func (p *Pool) connect(ctx context.Context, t Target) (*xssh.Client, error) {
 	if err := t.validate(); err != nil {
 		return nil, &ConnectError{Host: t.String(), User: t.user(), Address: t.addr(), Err: err}
 	}
+	start := time.Now()
+	deadline := start.Add(p.opts.ConnectTimeout)
 	backoff := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		client, retry, err := p.connectOnce(ctx, t)
 		if err == nil {
 			return client, nil
 		}
-		if !retry || attempt >= p.opts.ConnectAttempts || ctx.Err() != nil {
+		wait := min(backoff, time.Until(deadline))
+		if !retry || wait <= 0 || ctx.Err() != nil {
 			if retry && attempt > 1 {
-				err = fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
+				err = fmt.Errorf("%w (gave up after %d attempts in %s)", err, attempt, time.Since(start).Round(100*time.Millisecond))
 			}
 			return nil, &ConnectError{Host: t.String(), User: t.user(), Address: t.addr(), Via: via(t), Err: err}
+		}
+		if attempt == 1 {
+			p.note(t.String(), "SSH is not answering yet (%v); retrying for up to %s", err, p.opts.ConnectTimeout)
 		}
 		select {
 		case <-ctx.Done():
 			return nil, &ConnectError{Host: t.String(), User: t.user(), Address: t.addr(), Via: via(t), Err: ctx.Err()}
-		case <-time.After(backoff):
+		case <-time.After(wait):
 		}
 		backoff = min(2*backoff, 4*time.Second)
+	}
+}
+
+// note writes one line about host to Options.Verbose, if set.
+func (p *Pool) note(host, format string, args ...any) {
+	if v := p.opts.Verbose; v != nil {
+		w := newPrefixWriter(v, &p.verboseMu, host, p.opts.Secrets)
+		fmt.Fprintf(w, format+"\n", args...)
+		w.Flush()
 	}
 }
 

@@ -20,9 +20,9 @@ const (
 
 // Defaults for Options fields left zero.
 const (
-	DefaultDialTimeout     = 10 * time.Second
-	DefaultKeepAlive       = 15 * time.Second
-	DefaultConnectAttempts = 3
+	DefaultDialTimeout    = 10 * time.Second
+	DefaultKeepAlive      = 15 * time.Second
+	DefaultConnectTimeout = 2 * time.Minute
 )
 
 // Options configures a Pool. The zero value verifies host keys against
@@ -46,9 +46,13 @@ type Options struct {
 	// connection that misses three in a row is closed and redialed on next
 	// use. Negative disables keepalives.
 	KeepAlive time.Duration
-	// ConnectAttempts is how often a transient dial failure (refused,
-	// reset, timed out) is tried before giving up, with exponential backoff.
-	ConnectAttempts int
+	// ConnectTimeout is how long a transient dial failure (refused, reset,
+	// timed out: a server still booting, sshd restarting) is retried, with
+	// exponential backoff up to 4 s, before the host counts as unreachable.
+	// A server Terraform has just created is ACTIVE before its sshd answers;
+	// this is the time it gets. The first attempt always runs; the context
+	// can end the wait sooner.
+	ConnectTimeout time.Duration
 	// Passphrase decrypts passphrase-protected keys; nil means
 	// DefaultPassphrase ($SLIPWAY_SSH_PASSPHRASE, then a TTY prompt).
 	Passphrase PassphraseFunc
@@ -74,8 +78,8 @@ func (o Options) withDefaults() Options {
 	if o.KeepAlive == 0 {
 		o.KeepAlive = DefaultKeepAlive
 	}
-	if o.ConnectAttempts <= 0 {
-		o.ConnectAttempts = DefaultConnectAttempts
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
 	}
 	return o
 }

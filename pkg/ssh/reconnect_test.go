@@ -57,7 +57,7 @@ func TestConnectionKilledMidCommand(t *testing.T) {
 }
 
 func TestReconnectWithBackoff(t *testing.T) {
-	e := newEnv(t, sshd.Config{}, ssh.Options{ConnectAttempts: 6})
+	e := newEnv(t, sshd.Config{}, ssh.Options{ConnectTimeout: 30 * time.Second})
 	h := e.host("root")
 	ctx := ctxFor(t, time.Minute)
 	if err := h.Command(ctx, "true").Run(); err != nil {

@@ -364,7 +364,8 @@ echo 'e2e-pw ALL=(ALL) ALL' > /etc/sudoers.d/e2e-pw`); err != nil {
 				}
 				defer h.onHost("worker-1", tc.undo)
 			}
-			r := h.slipway(nil, "apply", "-m", tc.manifest, "--auto-approve")
+			// The ghost host would be retried for 2 minutes (servers still booting) without the flag.
+			r := h.slipway(nil, "apply", "-m", tc.manifest, "--auto-approve", "--ssh-connect-timeout", "5s")
 			if r.code != 1 || !strings.Contains(r.out, tc.want) || !strings.Contains(r.out, "nothing was changed") {
 				t.Errorf("exit code %d; want 1 with a message naming %q and saying nothing was changed", r.code, tc.want)
 			}

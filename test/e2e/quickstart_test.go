@@ -136,9 +136,8 @@ func TestQuickStart(t *testing.T) {
 			t.Fatalf("slipway apply -t failed with exit code %d", r.code)
 		}
 	}
-	// terraform apply returns when Nova says ACTIVE, before sshd runs; slipway's SSH dial gives
-	// up within a second (3 attempts), so the servers' boot is waited for here.
-	phase(t, "servers boot (sshd answers)", func() { waitSSH(t, out.ControlPlane) })
+	// terraform apply returns when Nova says ACTIVE, before the servers' sshd answers: slipway
+	// apply, run at once as a user would, retries their SSH (--ssh-connect-timeout, 2 minutes).
 	applied := time.Now()
 	phase(t, "slipway apply", func() { apply(t, "--trust-unknown-hosts") })
 	phase(t, "pool Ready", func() { h.waitPoolReady(t, 2) })
@@ -183,32 +182,6 @@ func TestQuickStart(t *testing.T) {
 	terraform.CheckNothingLeft(ctx, t, cloud.sim, seeded, "e2e-")
 	// The external network's Docker network stays: this machine serves the API on it.
 	terraform.CheckNoHosts(ctx, t, quickCloud, external)
-}
-
-// waitSSH waits until the bastion answers SSH at its floating IP and every control plane at
-// its private address (this machine is the router of their network).
-func waitSSH(t *testing.T, cp *tfout.HostGroup) {
-	t.Helper()
-	addrs := []string{net.JoinHostPort(cp.Bastion, "22")}
-	for _, a := range cp.PrivateAddress {
-		addrs = append(addrs, net.JoinHostPort(a, "22"))
-	}
-	for _, addr := range addrs {
-		err := kube.Wait(context.Background(), "sshd at "+addr, 3*time.Minute, func(ctx context.Context) (bool, string, error) {
-			conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-			if err != nil {
-				return false, err.Error(), nil
-			}
-			defer conn.Close()
-			_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-			buf := make([]byte, 4)
-			n, err := io.ReadFull(conn, buf)
-			return string(buf[:n]) == "SSH-", fmt.Sprintf("banner %q (%v)", buf[:n], err), nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // writeQuickVars writes terraform.tfvars.json for the simulator: its external network, the

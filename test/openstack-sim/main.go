@@ -1,7 +1,8 @@
 // Command openstack-sim runs the OpenStack simulator of pkg/cloud/openstack/openstacktest
 // standalone, for manual runs and for suites in other processes:
 //
-//	go run ./test/openstack-sim --listen 127.0.0.1:8774 [--hosts [--provider-network NAME=DOCKERNETWORK]...] [--dir DIR]
+//	go run ./test/openstack-sim --listen 127.0.0.1:8774 [--hosts [--provider-network NAME=DOCKERNETWORK]...]
+//	                            [--forward PORT=HOST:PORT]... [--dir DIR]
 //	go run ./test/openstack-sim down [--name openstack]
 //
 // It prints the OS_* variables that point a client at it, serves until interrupted, and offers
@@ -10,7 +11,9 @@
 // when the simulator stops, because its records die with it. A provider network maps a Neutron
 // network, once a client creates it, to an existing Docker network, so that servers boot beside
 // what else is there (the demo's sandbox hosts). `down` removes what a simulator that was killed
-// left behind. With --dir it writes openrc.sh and clouds.yaml there.
+// left behind. With --dir it writes openrc.sh and clouds.yaml there. A forward serves something
+// outside the cloud (a sandbox's package mirror and registry) at the API's address, which every
+// server reaches through its router, as a real cloud's servers reach the internet.
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -66,8 +70,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		dir       = fs.String("dir", "", "write openrc.sh and clouds.yaml into this directory")
 		image     = fs.String("image", "", "node image the hosts run (with --hosts; default: built or found with test/sandbox/node/build.sh)")
 		providers = providerNetworks{}
+		forwards  = portForwards{}
 	)
 	fs.Var(providers, "provider-network", "NAME=DOCKERNETWORK: servers on the Neutron network NAME (created by a client, with the Docker network's CIDR and gateway) boot on the existing Docker network (with --hosts; repeatable)")
+	fs.Var(forwards, "forward", "PORT=HOST:PORT: serve HOST:PORT (outside the cloud) at the API's address on PORT, which servers reach through their router (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -116,6 +122,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	} else {
 		sim.Start(l, nil)
+	}
+	host, _, _ := net.SplitHostPort(l.Addr().String())
+	for _, port := range slices.Sorted(maps.Keys(forwards)) {
+		fl, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			return fmt.Errorf("--forward %s=%s: %w", port, forwards[port], err)
+		}
+		defer fl.Close()
+		go hosts.Forward(fl, forwards[port], log.Printf)
+		fmt.Fprintf(out, "# %s serves %s\n", fl.Addr(), forwards[port])
 	}
 	if *dir != "" {
 		if err := writeClientFiles(*dir, sim); err != nil {
@@ -171,10 +187,13 @@ func listenAddress(ctx context.Context, given string, sim *openstacktest.Sim, b 
 // → Docker network.
 type providerNetworks map[string]string
 
-func (p providerNetworks) String() string {
+func (p providerNetworks) String() string { return joinSorted(p) }
+
+// joinSorted lists m as KEY=VALUE pairs in key order, comma-separated: a map flag's value.
+func joinSorted(m map[string]string) string {
 	var s []string
-	for _, name := range slices.Sorted(maps.Keys(p)) {
-		s = append(s, name+"="+p[name])
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s = append(s, k+"="+m[k])
 	}
 	return strings.Join(s, ",")
 }
@@ -188,6 +207,26 @@ func (p providerNetworks) Set(v string) error {
 		return fmt.Errorf("%q: network %s is already mapped to %s", v, name, d)
 	}
 	p[name] = docker
+	return nil
+}
+
+// portForwards is the value of the repeatable --forward flag: port → host:port.
+type portForwards map[string]string
+
+func (p portForwards) String() string { return joinSorted(p) }
+
+func (p portForwards) Set(v string) error {
+	port, target, ok := strings.Cut(v, "=")
+	if n, err := strconv.Atoi(port); !ok || err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: want PORT=HOST:PORT with a port from 1 to 65535, such as 5000=172.30.0.2:5000", v)
+	}
+	if _, tport, err := net.SplitHostPort(target); err != nil || tport == "" {
+		return fmt.Errorf("%q: the target %q is not HOST:PORT", v, target)
+	}
+	if _, dup := p[port]; dup {
+		return fmt.Errorf("%q: port %s is already forwarded to %s", v, port, p[port])
+	}
+	p[port] = target
 	return nil
 }
 

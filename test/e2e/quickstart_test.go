@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,26 +83,12 @@ func TestQuickStart(t *testing.T) {
 	dir := filepath.Join(work, "openstack")
 	terraform.CopyConfig(t, "../../terraform/openstack", dir)
 	h.writeQuickVars(t, dir, 2)
-	tf, err := tfexec.NewTerraform(dir, bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tfLog bytes.Buffer
-	tf.SetStdout(&tfLog)
-	tf.SetStderr(&tfLog)
-	terraformDo := func(t *testing.T, name string, run func(context.Context) error) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-		defer cancel()
-		tfLog.Reset()
-		if err := run(ctx); err != nil {
-			t.Fatalf("terraform %s: %v\n%s", name, err, tail(tfLog.String(), 200))
-		}
-	}
+	tf := terraform.NewRunner(t, dir, bin)
+	tfApply := func(ctx context.Context, tf *tfexec.Terraform) error { return tf.Apply(ctx) }
 	destroyed := false
 	t.Cleanup(func() { // runs before the simulator stops: leave no state behind a failed run
 		if !destroyed {
-			_ = tf.Destroy(context.Background())
+			_ = tf.TF.Destroy(context.Background())
 		}
 	})
 	var timings []string
@@ -118,7 +103,7 @@ func TestQuickStart(t *testing.T) {
 	}
 	defer func() { t.Logf("phases: %s", strings.Join(timings, ", ")) }()
 
-	phase(t, "terraform apply", func() { terraformDo(t, "apply", func(ctx context.Context) error { return tf.Apply(ctx) }) })
+	phase(t, "terraform apply", func() { tf.Do(t, "apply", tfApply) })
 	out, err := tfout.Load(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatalf("slipway's parser refuses the outputs: %v", err)
@@ -156,9 +141,7 @@ func TestQuickStart(t *testing.T) {
 	t.Run("worker_replicas 3 in tfvars, terraform apply, slipway apply -t: the pool grows", func(t *testing.T) {
 		h := h.with(t)
 		h.writeQuickVars(t, dir, 3)
-		phase(t, "terraform apply (worker_replicas 3)", func() {
-			terraformDo(t, "apply", func(ctx context.Context) error { return tf.Apply(ctx) })
-		})
+		phase(t, "terraform apply (worker_replicas 3)", func() { tf.Do(t, "apply", tfApply) })
 		phase(t, "slipway apply (pool 2 → 3)", func() { apply(t) })
 		phase(t, "pool Ready (3)", func() { h.waitPoolReady(t, 3) })
 		h.expectPool(t, cloud, "pool1", 3, current)
@@ -175,7 +158,9 @@ func TestQuickStart(t *testing.T) {
 			t.Errorf("server %s (%s) is left after reset", s.Name, s.ID)
 		}
 	}
-	phase(t, "terraform destroy", func() { terraformDo(t, "destroy", func(ctx context.Context) error { return tf.Destroy(ctx) }) })
+	phase(t, "terraform destroy", func() {
+		tf.Do(t, "destroy", func(ctx context.Context, tf *tfexec.Terraform) error { return tf.Destroy(ctx) })
+	})
 	destroyed = true
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -38,8 +38,11 @@ registry_port=5000 files_port=8080
 
 sim() { OPENSTACK_DIR="$dir/openstack" OPENSTACK_NAME=$cloud GO="$go" test/openstack-sim/up.sh "$@"; }
 tf() { TF_CLI_CONFIG_FILE="$dir/terraform.rc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1 terraform -chdir="$dir/terraform" "$@"; }
-# slipway run from DIR, which is where it writes the cluster's kubeconfig.
-slipway() { (cd "$dir" && "$slipway" "$@" -m slipway.yaml -t terraform --known-hosts "$dir/known_hosts"); }
+# slipway run from DIR, which is where it writes the cluster's kubeconfig; -t runs terraform output
+# there, with the same CLI config as terraform apply.
+slipway() {
+  (cd "$dir" && TF_CLI_CONFIG_FILE="$dir/terraform.rc" "$slipway" "$@" -m slipway.yaml -t terraform --known-hosts "$dir/known_hosts")
+}
 # The simulator's OS_* variables, without any of the user's that would pick another cloud.
 openrc() {
   unset OS_CLOUD OS_TOKEN OS_PROJECT_ID OS_TENANT_NAME OS_APPLICATION_CREDENTIAL_ID OS_APPLICATION_CREDENTIAL_SECRET OS_DOMAIN_NAME

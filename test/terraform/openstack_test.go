@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -76,30 +75,16 @@ func TestOpenStackQuickStart(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	tf, err := tfexec.NewTerraform(dir, bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Each step's output is logged when the step fails: plan's shows the changes it found.
-	var log bytes.Buffer
-	tf.SetStdout(&log)
-	tf.SetStderr(&log)
-	step := func(name string, run func() error) {
-		t.Helper()
-		log.Reset()
-		if err := run(); err != nil {
-			t.Fatalf("terraform %s: %v\n%s", name, err, tail(log.String(), 16<<10))
-		}
-	}
+	tf := NewRunner(t, dir, bin)
 	destroyed := false
 	defer func() {
 		if !destroyed { // leave no state behind a failed run; the simulator goes with the test anyway
-			_ = tf.Destroy(context.Background())
+			_ = tf.TF.Destroy(context.Background())
 		}
 	}()
 
-	step("apply", func() error { return tf.Apply(ctx) })
-	step("plan -detailed-exitcode", func() error {
+	tf.Do(t, "apply", func(ctx context.Context, tf *tfexec.Terraform) error { return tf.Apply(ctx) })
+	tf.Do(t, "plan -detailed-exitcode", func(ctx context.Context, tf *tfexec.Terraform) error {
 		changes, err := tf.Plan(ctx)
 		if err == nil && changes {
 			err = errors.New("the plan after apply has changes (exit code 2)")
@@ -107,11 +92,11 @@ func TestOpenStackQuickStart(t *testing.T) {
 		return err
 	})
 	checkOutputs(ctx, t, sim, dir)
-	checkExample(ctx, t, tf, dir)
+	checkExample(ctx, t, tf.TF, dir)
 	checkLoadBalancer(t, sim)
 	checkHosts(ctx, t, sim, dir, filepath.Join(work, "id_ed25519"))
 
-	step("destroy", func() error { return tf.Destroy(ctx) })
+	tf.Do(t, "destroy", func(ctx context.Context, tf *tfexec.Terraform) error { return tf.Destroy(ctx) })
 	destroyed = true
 	CheckNothingLeft(ctx, t, sim, seeded, "sim-")
 	CheckNoHosts(ctx, t, cloudName)

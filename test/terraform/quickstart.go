@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/keypairs"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
+	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 	"github.com/slipway-dev/slipway/test/openstack-sim/hosts"
@@ -51,6 +53,42 @@ func Env(sim *openstacktest.Sim, cliConfig, caFile string) map[string]string {
 		env["OS_CACERT"] = caFile
 	}
 	return env
+}
+
+// Runner runs terraform's steps in a configuration directory (with terraform-exec, as slipway
+// -t does), and shows what a failed step printed.
+type Runner struct {
+	TF  *tfexec.Terraform
+	log bytes.Buffer
+}
+
+// NewRunner runs bin in dir.
+func NewRunner(t *testing.T, dir, bin string) *Runner {
+	t.Helper()
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{TF: tf}
+	tf.SetStdout(&r.log)
+	tf.SetStderr(&r.log)
+	return r
+}
+
+// Do runs one step for at most 15 minutes; when it fails, t fails with the step's error and the
+// last 16 KiB of its output (a plan's shows the changes it found).
+func (r *Runner) Do(t *testing.T, name string, run func(context.Context, *tfexec.Terraform) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	r.log.Reset()
+	if err := run(ctx, r.TF); err != nil {
+		out := r.log.String()
+		if len(out) > 16<<10 {
+			out = out[len(out)-16<<10:]
+		}
+		t.Fatalf("terraform %s: %v\n%s", name, err, out)
+	}
 }
 
 // Component finds or builds something a test needs. When it cannot, the test skips, except

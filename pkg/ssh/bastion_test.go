@@ -64,3 +64,30 @@ func TestBastionChain(t *testing.T) {
 	}
 	t.Logf("user sees: %v", err)
 }
+
+// TestBastionStillBooting reaches a host through a bastion whose sshd answers only after longer
+// than one dial timeout, as a server that terraform apply has just created: the bastion is
+// retried for the connect timeout, not for the host's one dial.
+func TestBastionStillBooting(t *testing.T) {
+	sshd.Require(t)
+	dir := sshd.TempDir(t)
+	key := sshd.NewKey(t, dir, "id", "")
+	bastion := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	host := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	target := host.Target("cp-1", "root", key)
+	target.Bastions = []ssh.Target{bastion.Target("bastion", "root", key)}
+
+	bastion.Stop()
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		time.Sleep(1500 * time.Millisecond) // test choreography: down for three dial timeouts
+		bastion.Restart(t)
+	}()
+	p := newPool(t, ssh.Options{DialTimeout: 500 * time.Millisecond, ConnectTimeout: 30 * time.Second})
+	err := p.Host(target).Command(ctxFor(t, time.Minute), "true").Run()
+	<-restarted
+	if err != nil {
+		t.Fatalf("through a bastion that boots within the connect timeout: %v", err)
+	}
+}

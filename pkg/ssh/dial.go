@@ -67,18 +67,24 @@ func (p *Pool) connectOnce(ctx context.Context, t Target) (client *xssh.Client, 
 	if p.isClosed() {
 		return nil, false, errors.New("the connection pool is closed")
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
-	defer cancel()
-	var conn net.Conn
-	if len(t.Bastions) == 0 {
-		d := net.Dialer{KeepAlive: 30 * time.Second}
-		conn, err = d.DialContext(ctx, "tcp", t.addr())
-	} else {
+	var bastion *link
+	if len(t.Bastions) > 0 {
+		// The bastion's own connect has its dial timeout and retries (a bastion still booting):
+		// ctx bounds it, not this hop's DialTimeout.
 		hops := t.hops()
-		bastion, berr := p.Conn(hops[len(hops)-2]).link(ctx)
+		b, berr := p.Conn(hops[len(hops)-2]).link(ctx)
 		if berr != nil {
 			return nil, false, berr
 		}
+		bastion = b
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	defer cancel()
+	var conn net.Conn
+	if bastion == nil {
+		d := net.Dialer{KeepAlive: 30 * time.Second}
+		conn, err = d.DialContext(ctx, "tcp", t.addr())
+	} else {
 		conn, err = bastion.client.DialContext(ctx, "tcp", t.addr())
 	}
 	if err != nil {

@@ -128,7 +128,9 @@ func (f *sshFlags) with(cmd *cobra.Command, g *globalOptions, s Streams, do func
 }
 
 func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOptions {
-	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts, ConnectTimeout: f.connectTimeout}
+	// Retries of a host's SSH go to stderr: stdout may carry -o json.
+	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts,
+		ConnectTimeout: f.connectTimeout, Notices: s.Err}
 	if g.verbose {
 		o.Verbose = s.Out
 	}

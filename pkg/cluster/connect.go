@@ -30,6 +30,8 @@ type ConnectOptions struct {
 	ConnectTimeout time.Duration
 	// Verbose receives live remote output, prefixed with [host].
 	Verbose io.Writer
+	// Notices receives a line when a host's SSH is retried (a server still booting).
+	Notices io.Writer
 }
 
 // Target is a cluster as the commands reach it: the manifest, its hosts in manifest order
@@ -79,6 +81,7 @@ func Connect(c *v1beta1.Cluster, opts ConnectOptions) (*ssh.Pool, *Target, error
 		TrustOnFirstUse:       opts.TrustUnknownHosts,
 		ConnectTimeout:        opts.ConnectTimeout,
 		Verbose:               opts.Verbose,
+		Notices:               opts.Notices,
 		Secrets:               secrets,
 	})
 	t := NewTarget(c, pool)

@@ -1,6 +1,7 @@
 package ssh_test
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -84,10 +85,15 @@ func TestBastionStillBooting(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond) // test choreography: down for three dial timeouts
 		bastion.Restart(t)
 	}()
-	p := newPool(t, ssh.Options{DialTimeout: 500 * time.Millisecond, ConnectTimeout: 30 * time.Second})
+	var notices bytes.Buffer
+	p := newPool(t, ssh.Options{DialTimeout: 500 * time.Millisecond, ConnectTimeout: 30 * time.Second, Notices: &notices})
 	err := p.Host(target).Command(ctxFor(t, time.Minute), "true").Run()
 	<-restarted
 	if err != nil {
 		t.Fatalf("through a bastion that boots within the connect timeout: %v", err)
+	}
+	// The wait is announced once, for the bastion.
+	if n := notices.String(); !strings.HasPrefix(n, "[bastion] SSH is not answering yet (") || strings.Count(n, "\n") != 1 {
+		t.Errorf("notices = %q, want one line about the bastion", n)
 	}
 }

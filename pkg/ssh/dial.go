@@ -47,9 +47,13 @@ func (p *Pool) connect(ctx context.Context, t Target) (*xssh.Client, error) {
 	}
 }
 
-// note writes one line about host to Options.Verbose, if set.
+// note writes one line about host to Options.Notices, or Verbose.
 func (p *Pool) note(host, format string, args ...any) {
-	if v := p.opts.Verbose; v != nil {
+	v := p.opts.Notices
+	if v == nil {
+		v = p.opts.Verbose
+	}
+	if v != nil {
 		w := newPrefixWriter(v, &p.verboseMu, host, p.opts.Secrets)
 		fmt.Fprintf(w, format+"\n", args...)
 		w.Flush()

@@ -59,6 +59,10 @@ type Options struct {
 	// Verbose, when set, receives every command line and the live remote
 	// output of every command, each line prefixed with "[host] ".
 	Verbose io.Writer
+	// Notices, when set, receives one line, prefixed with "[host] ", when a host's SSH is
+	// retried (a server still booting), so that a long wait is not a silent one. Nil means
+	// Verbose.
+	Notices io.Writer
 	// Sudo says how commands get root.
 	Sudo SudoPolicy
 	// Secrets are hidden wherever a command's line or output is shown: in Verbose and in

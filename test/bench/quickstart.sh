@@ -11,11 +11,16 @@ cd "$(dirname "$0")/../.."
 : "${KUBE_VERSION:?set KUBE_VERSION}"
 runs=${RUNS:-1}
 base=$(mktemp -d /tmp/slipway-bench-quickstart.XXXXXX)
+# A run that did not get through its own teardown (a failure, an interrupt) is torn down here.
 cleanup() {
+  local rc=$?
   for d in "$base"/run*; do
-    [ -d "$d/sandbox" ] && test/terraform/demo.sh down "$d" >/dev/null 2>&1
+    if [ -d "$d" ] && [ ! -e "$d/down.done" ]; then
+      test/terraform/demo.sh down "$d" >/dev/null 2>&1 || echo "# tearing down $d failed: make demo-openstack-down DEMO_OPENSTACK_DIR=$d" >&2
+    fi
   done
   rm -rf "$base"
+  exit "$rc"
 }
 trap cleanup EXIT
 
@@ -34,6 +39,7 @@ for i in $(seq "$runs"); do
     tail -40 "$d/down.log" >&2
     exit 1
   fi
+  touch "$d/down.done"
 done
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, Kubernetes $KUBE_VERSION, load average before each run: ${loads[*]}"

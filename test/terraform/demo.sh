@@ -213,7 +213,7 @@ down() {
   fi
   phase "OpenStack simulator down" sim down
   phase "sandbox down" "$go" run ./test/sandbox down --dir "$dir/sandbox"
-  rm -rf "$dir/terraform" "$dir/slipway.yaml" "$dir/known_hosts" "$dir/$cluster-kubeconfig"
+  rm -rf "$dir/terraform" "$dir/slipway.yaml" "$dir/known_hosts" "$dir/$cluster-kubeconfig" "$dir/$cluster-pki.tar.gz"
   report
 }
 

@@ -60,7 +60,7 @@ test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
 # renderers and the manifest and Terraform loaders. The machine-controller's packages
 # (controller, webhook, cloud: long envtest scenarios against the OpenStack simulator) and the
 # e2e suites run without it, in test-integration and test-e2e.
-RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apis/... ./pkg/applied/... ./pkg/bootstrap/... \
+RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apiproxy/... ./pkg/apis/... ./pkg/applied/... ./pkg/bootstrap/... \
 	./pkg/cli/... ./pkg/cluster/... ./pkg/config/... ./pkg/csr/... ./pkg/etcd/... ./pkg/internal/... \
 	./pkg/inventory/... ./pkg/kube/... ./pkg/kubeadm/... ./pkg/mcdeploy/... ./pkg/mirror/... ./pkg/phases/... \
 	./pkg/plan/... ./pkg/probe/... ./pkg/scripts/... ./pkg/ssh/... ./pkg/strict/... \

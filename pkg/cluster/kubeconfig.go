@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -79,4 +80,44 @@ func WriteKubeconfig(path string, data []byte) (bool, error) {
 		return false, fmt.Errorf("writing kubeconfig %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// ValidateProxyURL checks a kubeconfig proxy-url: empty, or an absolute http, https or socks5
+// URL with a host, which is what client-go accepts.
+func ValidateProxyURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("--proxy-url %q: %w", s, err)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5":
+	default:
+		return fmt.Errorf("--proxy-url %q: the scheme must be http, https or socks5, such as http://127.0.0.1:8080", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("--proxy-url %q: no host, such as http://127.0.0.1:8080", s)
+	}
+	return nil
+}
+
+// SetProxyURL sets proxy-url on every cluster of the kubeconfig data; an empty proxy leaves it
+// as it is.
+func SetProxyURL(data []byte, proxy string) ([]byte, error) {
+	if proxy == "" {
+		return data, nil
+	}
+	if err := ValidateProxyURL(proxy); err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("setting the proxy URL: the kubeconfig does not load: %w", err)
+	}
+	for _, c := range cfg.Clusters {
+		c.ProxyURL = proxy
+	}
+	return clientcmd.Write(*cfg)
 }

@@ -91,20 +91,28 @@ func (f *Forwarder) serve(ctx context.Context, h Host, lc net.Conn, remote strin
 		f.mu.Unlock()
 		return
 	}
-	defer rc.Close()
-	stop := context.AfterFunc(ctx, func() { lc.Close(); rc.Close() })
+	Splice(ctx, lc, rc)
+}
+
+// Splice copies between a and b in both directions until both sides have finished or ctx
+// ends, then closes both. When one side reaches EOF, the other is half-closed (where it can
+// be), so that it can still answer. It returns the bytes copied from a to b and from b to a.
+func Splice(ctx context.Context, a, b net.Conn) (aToB, bToA int64) {
+	defer a.Close()
+	defer b.Close()
+	stop := context.AfterFunc(ctx, func() { a.Close(); b.Close() })
 	defer stop()
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		// Half-close so the other side sees EOF and can still answer.
+	var wg sync.WaitGroup
+	pipe := func(dst, src net.Conn, n *int64) {
+		defer wg.Done()
+		*n, _ = io.Copy(dst, src)
 		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
 		}
-		done <- struct{}{}
 	}
-	go pipe(rc, lc)
-	go pipe(lc, rc)
-	<-done
-	<-done
+	wg.Add(2)
+	go pipe(b, a, &aToB)
+	go pipe(a, b, &bToA)
+	wg.Wait()
+	return aToB, bToA
 }

@@ -133,6 +133,9 @@ func TestQuickStart(t *testing.T) {
 	t.Run("a workload answers through a NodePort on each worker, reached through the bastion", func(t *testing.T) {
 		h.with(t).checkNodePort(t, out)
 	})
+	t.Run("kubectl through slipway proxy reaches a control plane's private address through the bastion", func(t *testing.T) {
+		h.with(t).checkProxy(t, manifest, dir, out)
+	})
 	t.Run("a second apply on the same infrastructure plans nothing", func(t *testing.T) {
 		if p := h.with(t).planWith(nil, manifest, "-t", dir); len(p.Steps) != 0 {
 			t.Errorf("a second apply plans steps: %v", stepList(p))

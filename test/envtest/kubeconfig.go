@@ -2,6 +2,7 @@ package envtest
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -36,3 +37,6 @@ func (e *Env) UserConfig(name string, groups ...string) (*rest.Config, error) {
 	}
 	return u.Config(), nil
 }
+
+// Kubectl is the path of the kubectl built beside the environment's kube-apiserver (make ci-kube).
+func (e *Env) Kubectl() string { return filepath.Join(e.env.BinaryAssetsDirectory, "kubectl") }

@@ -158,6 +158,9 @@ type manifestParams struct {
 	Upload string
 	// Cloud is the cloudProvider mapping; default {none: {}}.
 	Cloud string
+	// OverwriteRegistry, when set, is registryConfiguration.overwriteRegistry (plain http), and
+	// the manifest has no registry mirror: every image comes from there.
+	OverwriteRegistry string
 }
 
 var manifestTemplate = template.Must(template.New("m").Parse(`apiVersion: slipway.dev/v1beta1
@@ -197,9 +200,14 @@ containerRuntime:
   containerd:
     # containerd 2 (for v1.36 on) from the sandbox, over plain http on its own network.
     release: {baseURL: "{{.ContainerdReleases}}", insecure: true}
+{{- if .OverwriteRegistry}}
+# Every image from one registry path, over plain http; no mirror.
+registryConfiguration: {overwriteRegistry: "{{.OverwriteRegistry}}", insecureRegistry: true}
+{{- else}}
     registries:
       registry.k8s.io: {mirrors: ["{{.Registry}}"]}
       ghcr.io: {mirrors: ["{{.Registry}}"]}
+{{- end}}
 {{- if .Upload}}
 assets:
   upload: {directory: "{{.Upload}}"}

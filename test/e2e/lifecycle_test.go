@@ -175,14 +175,27 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	// The small cluster is an air-gapped site's: it pulls every image from a path of the
+	// sandbox's registry that slipway mirror-images filled, with no mirror configured, so the
+	// install, the upgrade and the user-data join below show that `config images` lists all
+	// that a cluster pulls.
+	mirrored := strings.TrimPrefix(h.sb.Assets.Registry, "http://") + "/mirrored"
+	smallParams := func(version string) manifestParams {
+		return manifestParams{Version: version, Endpoint: h.host("cp-1").IP,
+			ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1", "cp-3")}
+	}
 	small := func(version string) string {
-		return h.writeManifest("small-"+version+".yaml", manifestParams{Version: version, Endpoint: h.host("cp-1").IP,
-			ControlPlanes: h.hosts("cp-1"), Workers: h.hosts("worker-1", "cp-3")})
+		p := smallParams(version)
+		p.OverwriteRegistry = mirrored
+		return h.writeManifest("small-"+version+".yaml", p)
 	}
 	smallHosts := []string{"cp-1", "worker-1", "cp-3"}
 
-	t.Run("one control plane and two workers on the reset hosts", func(t *testing.T) {
+	t.Run("one control plane and two workers on the reset hosts, every image from a registry filled by mirror-images", func(t *testing.T) {
 		h := h.with(t)
+		for _, v := range []string{previous, current} {
+			h.mirrorImages(t, h.writeManifest("mirror-source-"+v+".yaml", smallParams(v)), mirrored)
+		}
 		r := h.mustApply(small(previous))
 		// A cluster made anew has a new CA: the backup of the old one stays, and apply says so.
 		if want := "Warning: e2e-pki.tar.gz does not hold the CA and keys of this cluster"; !strings.Contains(r.out, want) {

@@ -97,3 +97,41 @@ func TestBastionStillBooting(t *testing.T) {
 		t.Errorf("notices = %q, want one line about the bastion", n)
 	}
 }
+
+// TestHostBootingBehindSlowBastion: the bastion answers only after most of the connect timeout,
+// and the host behind it a little later. The host gets the whole timeout from the moment the
+// bastion answers, not what the bastion left of it.
+func TestHostBootingBehindSlowBastion(t *testing.T) {
+	sshd.Require(t)
+	dir := sshd.TempDir(t)
+	key := sshd.NewKey(t, dir, "id", "")
+	bastion := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	host := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	target := host.Target("cp-1", "root", key)
+	target.Bastions = []ssh.Target{bastion.Target("bastion", "root", key)}
+
+	bastion.Stop()
+	host.Stop()
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		// Test choreography: the bastion is back after 2.5 s of a 3 s timeout, the host 1.5 s
+		// after that, 1.5 s before its own 3 s run out.
+		time.Sleep(2500 * time.Millisecond)
+		bastion.Restart(t)
+		time.Sleep(1500 * time.Millisecond)
+		host.Restart(t)
+	}()
+	var notices bytes.Buffer
+	p := newPool(t, ssh.Options{DialTimeout: 500 * time.Millisecond, ConnectTimeout: 3 * time.Second, Notices: &notices})
+	err := p.Host(target).Command(ctxFor(t, time.Minute), "true").Run()
+	<-restarted
+	if err != nil {
+		t.Fatalf("a host that answers within the connect timeout after its bastion: %v\nnotices:\n%s", err, notices.String())
+	}
+	for _, want := range []string{"[bastion] SSH is not answering yet", "[cp-1] SSH is not answering yet"} {
+		if !strings.Contains(notices.String(), want) {
+			t.Errorf("notices lack %q:\n%s", want, notices.String())
+		}
+	}
+}

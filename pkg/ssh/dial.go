@@ -15,10 +15,18 @@ import (
 
 // connect dials t (through its bastions), retrying transient failures with
 // exponential backoff for Options.ConnectTimeout. A failing bastion is not
-// retried here: its own connect already did.
+// retried here: its own connect already did. The host's time starts once its
+// bastion answers, so that a host booting beside a slow bastion gets the whole
+// ConnectTimeout too.
 func (p *Pool) connect(ctx context.Context, t Target) (*xssh.Client, error) {
 	if err := t.validate(); err != nil {
 		return nil, &ConnectError{Host: t.String(), User: t.user(), Address: t.addr(), Err: err}
+	}
+	if len(t.Bastions) > 0 {
+		hops := t.hops()
+		if _, err := p.Conn(hops[len(hops)-2]).link(ctx); err != nil {
+			return nil, &ConnectError{Host: t.String(), User: t.user(), Address: t.addr(), Via: via(t), Err: err}
+		}
 	}
 	start := time.Now()
 	deadline := start.Add(p.opts.ConnectTimeout)

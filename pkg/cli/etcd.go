@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +31,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:     "members",
-		Short:   "List the etcd members with their health, version, database size and the leader",
+		Short:   "List the etcd members with their health, version, database size, alarms and the leader",
 		Example: `  slipway etcd members -m cluster.yaml -t tf.json`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -42,7 +43,7 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printRows(s.Out, output, ms, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE", func(w io.Writer, m etcd.Member) {
+				return printRows(s.Out, output, ms, "NAME\tID\tPEER URL\tHEALTHY\tLEADER\tVERSION\tDB SIZE\tALARMS", func(w io.Writer, m etcd.Member) {
 					peer := ""
 					if len(m.PeerURLs) > 0 {
 						peer = m.PeerURLs[0]
@@ -51,7 +52,8 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 					if m.DBSize > 0 {
 						size = mib(m.DBSize)
 					}
-					fmt.Fprintf(w, "%s\t%x\t%s\t%t\t%t\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size)
+					fmt.Fprintf(w, "%s\t%x\t%s\t%t\t%t\t%s\t%s\t%s\n", m.Name, m.ID, peer, m.Healthy, m.Leader, dashIfEmpty(m.Version), size,
+						dashIfEmpty(strings.Join(m.Alarms, ",")))
 				})
 			})
 		},

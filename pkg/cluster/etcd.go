@@ -163,3 +163,17 @@ func defragmentOrder(ms []etcd.Member) ([]etcd.Member, error) {
 	}
 	return append(order, *leader), nil
 }
+
+// alarmAdvice says what an etcd alarm means and what to do about it, for status.
+func alarmAdvice(alarm string) string {
+	switch alarm {
+	case "NOSPACE":
+		return "its database reached etcd's space quota, and the cluster takes no writes until the alarm is disarmed; " +
+			"free space first (delete what filled it, then slipway etcd defragment), then slipway etcd disarm, " +
+			"or the next write raises it again"
+	case "CORRUPT":
+		return "its data differs from the other members'; replace the member (reinstall its control plane so that it " +
+			"rejoins with the others' data), then slipway etcd disarm"
+	}
+	return "see etcd's documentation; slipway etcd disarm deactivates it"
+}

@@ -25,12 +25,13 @@ func newStatusCommand(g *globalOptions, s Streams) *cobra.Command {
 		Long: `status reaches every host of the manifest over SSH and the cluster through its API and etcd,
 and prints one line per host (SSH, Node, kubelet version, and on control planes the API
 server's /readyz and the first of kubeadm's certificates to expire), the etcd members with
-their health, and each worker pool's replicas and ready machines. It changes nothing.
+their health and alarms, and each worker pool's replicas and ready machines. It changes nothing.
 
 The cluster is unhealthy when a host cannot be reached, a host has no Ready Node, a control
-plane's API server is not ready, an etcd member is unhealthy or missing, a certificate expires
-within 30 days (kubeadm renews them only on upgrades), or a worker pool has fewer ready machines
-than replicas. status then lists why and exits with code 4, so that it can gate scripts and CI.`,
+plane's API server is not ready, an etcd member is unhealthy or missing or has an alarm
+(NOSPACE, CORRUPT: see slipway etcd disarm --help), a certificate expires within 30 days
+(kubeadm renews them only on upgrades), or a worker pool has fewer ready machines than
+replicas. status then lists why and exits with code 4, so that it can gate scripts and CI.`,
 		Example: `  slipway status -m cluster.yaml -t tf.json
   slipway status -m cluster.yaml -o json | jq '.problems'`,
 		Args: noArgs,

@@ -20,12 +20,27 @@ import (
 // EtcdMembers lists the cluster's etcd members with their health, reached through the first
 // control plane that answers.
 func EtcdMembers(ctx context.Context, t *Target) ([]etcd.Member, error) {
-	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	ec, ms, err := connectEtcd(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer ec.Close()
-	return ec.Members(ctx)
+	ec.Close()
+	return ms, nil
+}
+
+// connectEtcd connects to etcd through the first control plane that answers and lists the
+// members. The caller closes the client.
+func connectEtcd(ctx context.Context, t *Target) (*etcd.Client, []etcd.Member, error) {
+	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ms, err := ec.Members(ctx)
+	if err != nil {
+		ec.Close()
+		return nil, nil, err
+	}
+	return ec, ms, nil
 }
 
 // Snapshot is a snapshot file written by EtcdSnapshot.
@@ -102,15 +117,11 @@ type Defragmented struct {
 // before the first starts: with one member down, defragmenting another would cost the cluster
 // its quorum. progress, if not nil, hears of each member as it starts (d nil) and when it is done.
 func EtcdDefragment(ctx context.Context, t *Target, progress func(member string, d *Defragmented)) ([]Defragmented, error) {
-	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	ec, ms, err := connectEtcd(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	defer ec.Close()
-	ms, err := ec.Members(ctx)
-	if err != nil {
-		return nil, err
-	}
 	order, err := defragmentOrder(ms)
 	if err != nil {
 		return nil, err
@@ -162,4 +173,84 @@ func defragmentOrder(ms []etcd.Member) ([]etcd.Member, error) {
 		return nil, fmt.Errorf("no etcd member says it is the leader: the cluster has no quorum")
 	}
 	return append(order, *leader), nil
+}
+
+// ErrNoSuchMember is the error of EtcdDisarm for a member the cluster does not have.
+var ErrNoSuchMember = errors.New("no such etcd member")
+
+// Disarmed is an etcd alarm EtcdDisarm deactivated.
+type Disarmed struct {
+	// Member is the member's name, empty for an alarm of a member no longer in the cluster.
+	Member string `json:"member"`
+	ID     string `json:"id"`
+	Alarm  string `json:"alarm"`
+}
+
+// EtcdDisarm deactivates the active alarms of one etcd member, named by its name or its ID in
+// hex (as EtcdMembers shows it), or with member "" every active alarm, those of members no
+// longer in the cluster included. It returns the alarms it deactivated, none if there were none.
+func EtcdDisarm(ctx context.Context, t *Target, member string) ([]Disarmed, error) {
+	ec, ms, err := connectEtcd(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer ec.Close()
+	var id uint64
+	if member != "" {
+		if id, err = memberID(ms, member); err != nil {
+			return nil, err
+		}
+	}
+	alarms, err := ec.Disarm(ctx, id)
+	return disarmed(ms, alarms), err
+}
+
+// memberID finds a member by name, or else by ID in hex.
+func memberID(ms []etcd.Member, member string) (uint64, error) {
+	for _, m := range ms {
+		if m.Name == member {
+			return m.ID, nil
+		}
+	}
+	var names []string
+	for _, m := range ms {
+		if fmt.Sprintf("%x", m.ID) == member {
+			return m.ID, nil
+		}
+		name := m.Name
+		if name == "" {
+			name = fmt.Sprintf("%x (not started)", m.ID)
+		}
+		names = append(names, name)
+	}
+	return 0, fmt.Errorf("%w %q: the members are %s", ErrNoSuchMember, member, strings.Join(names, ", "))
+}
+
+// disarmed names the members of the alarms.
+func disarmed(ms []etcd.Member, alarms []etcd.Alarm) []Disarmed {
+	out := []Disarmed{}
+	for _, a := range alarms {
+		d := Disarmed{ID: fmt.Sprintf("%x", a.MemberID), Alarm: a.Type}
+		for _, m := range ms {
+			if m.ID == a.MemberID {
+				d.Member = m.Name
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// alarmAdvice says what an etcd alarm means and what to do about it, for status.
+func alarmAdvice(alarm string) string {
+	switch alarm {
+	case "NOSPACE":
+		return "its database reached etcd's space quota, and the cluster takes no writes until the alarm is disarmed; " +
+			"free space first (delete what filled it, then slipway etcd defragment), then slipway etcd disarm, " +
+			"or the next write raises it again"
+	case "CORRUPT":
+		return "its data differs from the other members'; replace the member (reinstall its control plane so that it " +
+			"rejoins with the others' data), then slipway etcd disarm"
+	}
+	return "see etcd's documentation; slipway etcd disarm deactivates it"
 }

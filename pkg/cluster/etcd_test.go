@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,5 +42,45 @@ func TestDefragmentOrder(t *testing.T) {
 				t.Errorf("order %q; want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestMemberID(t *testing.T) {
+	ms := []etcd.Member{{ID: 0x8e9e05c52164694d, Name: "cp-1"}, {ID: 0xabc, Name: "cp-2"}, {ID: 0xdef}}
+	for _, tc := range []struct {
+		name, member string
+		want         uint64
+		err          string
+	}{
+		{"by name", "cp-2", 0xabc, ""},
+		{"by ID", "8e9e05c52164694d", 0x8e9e05c52164694d, ""},
+		{"a member not started, by ID", "def", 0xdef, ""},
+		{"unknown", "cp-9", 0, `no such etcd member "cp-9": the members are cp-1, cp-2, def (not started)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := memberID(ms, tc.member)
+			if tc.err != "" {
+				if !errors.Is(err, ErrNoSuchMember) || err.Error() != tc.err {
+					t.Errorf("error %v; want %q, wrapping ErrNoSuchMember", err, tc.err)
+				}
+				return
+			}
+			if err != nil || id != tc.want {
+				t.Errorf("id %x, %v; want %x", id, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDisarmedNamesMembers(t *testing.T) {
+	ms := []etcd.Member{{ID: 0xabc, Name: "cp-1"}}
+	got := disarmed(ms, []etcd.Alarm{{MemberID: 0xabc, Type: "NOSPACE"}, {MemberID: 0x123, Type: "CORRUPT"}})
+	want := []Disarmed{{Member: "cp-1", ID: "abc", Alarm: "NOSPACE"}, {ID: "123", Alarm: "CORRUPT"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("disarmed %+v; want %+v", got, want)
+	}
+	// -o json prints [] for nothing disarmed, not null.
+	if got := disarmed(ms, nil); got == nil || len(got) != 0 {
+		t.Errorf("nothing disarmed: %#v; want an empty, non-nil slice", got)
 	}
 }

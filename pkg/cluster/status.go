@@ -80,7 +80,9 @@ type Certificate struct {
 type EtcdStatus struct {
 	Name    string `json:"name"`
 	PeerURL string `json:"peerURL"`
-	Healthy bool   `json:"healthy"`
+	// Healthy is true when the member answers; an active alarm makes the cluster unhealthy too.
+	Healthy bool     `json:"healthy"`
+	Alarms  []string `json:"alarms,omitempty"`
 }
 
 // PoolStatus is a worker pool (MachineDeployment in kube-system).
@@ -156,7 +158,7 @@ func ClusterStatus(ctx context.Context, t *Target, opts StatusOptions) (*Status,
 			if len(m.PeerURLs) > 0 {
 				peer = m.PeerURLs[0]
 			}
-			st.Etcd = append(st.Etcd, EtcdStatus{Name: m.Name, PeerURL: peer, Healthy: m.Healthy})
+			st.Etcd = append(st.Etcd, EtcdStatus{Name: m.Name, PeerURL: peer, Healthy: m.Healthy, Alarms: m.Alarms})
 		}
 	}
 	st.Problems = append(problems, st.judge(opts.Now())...)
@@ -297,12 +299,12 @@ func (st *Status) judge(now time.Time) []string {
 		}
 		out = append(out, expiring(h.Name, h.Certificates, now)...)
 	}
-	healthy := 0
 	for _, m := range st.Etcd {
-		if m.Healthy {
-			healthy++
-		} else {
+		if !m.Healthy {
 			out = append(out, fmt.Sprintf("etcd member %s (%s) is not healthy", m.Name, m.PeerURL))
+		}
+		for _, a := range m.Alarms {
+			out = append(out, fmt.Sprintf("etcd member %s has the alarm %s: %s", m.Name, a, alarmAdvice(a)))
 		}
 	}
 	if st.Etcd != nil && len(st.Etcd) != controlPlanes {
@@ -344,9 +346,9 @@ func PrintStatus(w io.Writer, st *Status, asJSON bool, now time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Address, h.Role, ssh, node, dash(h.Kubelet), dash(h.API), dash(certs))
 	}
 	if len(st.Etcd) > 0 {
-		fmt.Fprintln(tw, "\nETCD MEMBER\tPEER URL\tHEALTHY")
+		fmt.Fprintln(tw, "\nETCD MEMBER\tPEER URL\tHEALTHY\tALARMS")
 		for _, m := range st.Etcd {
-			fmt.Fprintf(tw, "%s\t%s\t%t\n", m.Name, m.PeerURL, m.Healthy)
+			fmt.Fprintf(tw, "%s\t%s\t%t\t%s\n", m.Name, m.PeerURL, m.Healthy, dash(strings.Join(m.Alarms, ",")))
 		}
 	}
 	if len(st.Pools) > 0 {

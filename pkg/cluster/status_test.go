@@ -97,7 +97,7 @@ func TestParseStatusOutput(t *testing.T) {
 		{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: api, Certificates: certs},
 		{Name: "cp-2", Address: "10.0.0.2", Role: "control-plane", Error: "dial tcp 10.0.0.2:22: connect: no route to host"},
 		{Name: "worker-1", Role: "worker", Reachable: true, Registered: true},
-	}, Etcd: []EtcdStatus{{Name: "cp-1", Healthy: true}, {Name: "cp-2", PeerURL: "https://10.0.0.2:2380"}},
+	}, Etcd: []EtcdStatus{{Name: "cp-1", Healthy: true, Alarms: []string{"NOSPACE"}}, {Name: "cp-2", PeerURL: "https://10.0.0.2:2380"}},
 		Pools: []PoolStatus{{Name: "pool1", Replicas: 2, Ready: 1}}}
 	problems := strings.Join(st.judge(now), "\n")
 	for _, want := range []string{
@@ -106,6 +106,7 @@ func TestParseStatusOutput(t *testing.T) {
 		"node worker-1 is not Ready",
 		"certificate /etc/kubernetes/admin.conf (kubernetes-admin) on cp-1 expires in 480h0m0s, on 2026-12-16: renew it",
 		"etcd member cp-2 (https://10.0.0.2:2380) is not healthy",
+		"etcd member cp-1 has the alarm NOSPACE",
 		"worker pool pool1 has 1 of 2 machines ready",
 	} {
 		if !strings.Contains(problems, want) {
@@ -121,7 +122,7 @@ func TestParseStatusOutput(t *testing.T) {
 	if err := PrintStatus(&text, st, false, now); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cp-2", "unreachable", "first expiry 2026-12-16 (admin.conf, in 20d)", "unhealthy:", "pool1"} {
+	for _, want := range []string{"cp-2", "unreachable", "first expiry 2026-12-16 (admin.conf, in 20d)", "unhealthy:", "pool1", "ALARMS", "NOSPACE"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, text.String())
 		}
@@ -148,6 +149,13 @@ func TestStatusHealthy(t *testing.T) {
 	if p := st.judge(now); len(p) != 1 || !strings.Contains(p[0], "not ready (/readyz: HTTP 500)") {
 		t.Errorf("problems %v", p)
 	}
+	// A member that answers but has an alarm makes the cluster unhealthy.
+	st.Hosts[0].API, st.Etcd[0].Alarms = "ok", []string{"NOSPACE"}
+	if p := st.judge(now); len(p) != 1 || !strings.Contains(p[0], "etcd member cp-1 has the alarm NOSPACE: its database reached etcd's space quota") ||
+		!strings.Contains(p[0], "slipway etcd defragment") {
+		t.Errorf("problems with an alarm: %v", p)
+	}
+	st.Etcd[0].Alarms = nil
 	// Without the API, no host is blamed for a missing Node: the API's problem is reported.
 	st.apiRead, st.Hosts[0].API, st.Hosts[0].Registered = false, "ok", false
 	if p := st.judge(now); len(p) != 0 {

@@ -25,53 +25,12 @@ import (
 // kubeadm sets it up, fills it, deletes and compacts, and checks that Defragment gives the
 // space back.
 func TestDefragment(t *testing.T) {
-	bin := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "etcd")
-	if _, err := os.Stat(bin); os.Getenv("KUBEBUILDER_ASSETS") == "" || err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no etcd binary at %q (KUBEBUILDER_ASSETS)", bin)
-		}
-		t.Skipf("no etcd binary at %q: set KUBEBUILDER_ASSETS (make test-race does)", bin)
-	}
-	dir := t.TempDir()
-	creds := writeTestPKI(t, dir)
-	client, peer := freePort(t), freePort(t)
-	endpoint := "https://127.0.0.1:" + client
-	cmd := exec.Command(bin, "--name", "member-1", "--data-dir", filepath.Join(dir, "data"),
-		"--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-		"--listen-peer-urls", "http://127.0.0.1:"+peer, "--initial-advertise-peer-urls", "http://127.0.0.1:"+peer,
-		"--initial-cluster", "member-1=http://127.0.0.1:"+peer,
-		"--cert-file", filepath.Join(dir, "server.crt"), "--key-file", filepath.Join(dir, "server.key"),
-		"--client-cert-auth", "--trusted-ca-file", filepath.Join(dir, "ca.crt"))
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("etcd's log:\n%s", log.String())
-		}
-	})
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := New(ctx, []string{endpoint}, creds, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var ms []Member
-	for deadline := time.Now().Add(time.Minute); ; {
-		ms, err = c.Members(ctx)
-		if err == nil && len(ms) == 1 && ms[0].Healthy {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("etcd did not become healthy within a minute: %v %+v", err, ms)
-		}
-		time.Sleep(200 * time.Millisecond)
+	c, endpoint := startEtcd(ctx, t)
+	ms, err := c.Members(ctx)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("members %+v, %v; want one", ms, err)
 	}
 	if !ms[0].Leader || ms[0].ClientURL != endpoint {
 		t.Errorf("member %+v; want the leader, at %s", ms[0], endpoint)
@@ -101,6 +60,57 @@ func TestDefragment(t *testing.T) {
 
 	if _, _, err := c.Defragment(ctx, "https://127.0.0.1:"+freePort(t)); err == nil || !strings.Contains(err.Error(), "does not answer") {
 		t.Errorf("defragmenting a member that is not there: %v; want an error that says it does not answer", err)
+	}
+}
+
+// startEtcd runs a real etcd (envtest's, from KUBEBUILDER_ASSETS) with client TLS as kubeadm
+// sets it up, and extra flags, and returns a client once its one member is healthy. Without the
+// binary the test skips, or fails under CI.
+func startEtcd(ctx context.Context, t *testing.T, flags ...string) (c *Client, endpoint string) {
+	t.Helper()
+	bin := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "etcd")
+	if _, err := os.Stat(bin); os.Getenv("KUBEBUILDER_ASSETS") == "" || err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no etcd binary at %q (KUBEBUILDER_ASSETS)", bin)
+		}
+		t.Skipf("no etcd binary at %q: set KUBEBUILDER_ASSETS (make test-race does)", bin)
+	}
+	dir := t.TempDir()
+	creds := writeTestPKI(t, dir)
+	client, peer := freePort(t), freePort(t)
+	endpoint = "https://127.0.0.1:" + client
+	cmd := exec.Command(bin, append([]string{"--name", "member-1", "--data-dir", filepath.Join(dir, "data"),
+		"--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+		"--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
+		"--initial-cluster", "member-1=http://127.0.0.1:" + peer,
+		"--cert-file", filepath.Join(dir, "server.crt"), "--key-file", filepath.Join(dir, "server.key"),
+		"--client-cert-auth", "--trusted-ca-file", filepath.Join(dir, "ca.crt")}, flags...)...)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("etcd's log:\n%s", log.String())
+		}
+	})
+	c, err := New(ctx, []string{endpoint}, creds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(time.Minute); ; {
+		ms, err := c.Members(ctx)
+		if err == nil && len(ms) == 1 && ms[0].Healthy {
+			return c, endpoint
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("etcd did not become healthy within a minute: %v %+v", err, ms)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package etcd inspects and repairs the cluster's stacked etcd from the operator's machine:
-// member list and health, and removal of a stale member before a reinstalled control plane
-// rejoins. It connects with the etcd healthcheck client certificate, through an SSH tunnel.
+// member list, health and alarms, snapshots, defragmentation, disarming alarms, and removal of
+// a stale member before a reinstalled control plane rejoins. It connects with the etcd
+// healthcheck client certificate, through an SSH tunnel.
 package etcd
 
 import (
@@ -32,8 +33,13 @@ type Member struct {
 	Name      string
 	PeerURLs  []string
 	ClientURL string
-	Healthy   bool
-	Learner   bool
+	// Healthy is true when the member answered its status call. A member with an alarm answers,
+	// and stays healthy in this sense: it keeps its vote, and defragmentation, which NOSPACE
+	// needs, only works on a member that answers. Alarms says what else is wrong.
+	Healthy bool
+	Learner bool
+	// Alarms are the member's active alarms (NOSPACE, CORRUPT), in etcd's order.
+	Alarms []string
 	// Leader, Version and DBSize are what the member's status says, when it answered.
 	Leader  bool
 	Version string
@@ -77,7 +83,8 @@ func New(ctx context.Context, endpoints []string, creds Credentials, dial DialFu
 // Close closes the connection.
 func (c *Client) Close() error { return c.c.Close() }
 
-// Members lists the members and checks each one's health with a short status call.
+// Members lists the members with their active alarms, and checks each one's health with a short
+// status call.
 func (c *Client) Members(ctx context.Context) ([]Member, error) {
 	lctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
@@ -85,9 +92,18 @@ func (c *Client) Members(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing etcd members: %w", err)
 	}
+	active, err := c.Alarms(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Member, 0, len(resp.Members))
 	for _, m := range resp.Members {
 		mem := Member{ID: m.ID, Name: m.Name, PeerURLs: m.PeerURLs, Learner: m.IsLearner}
+		for _, a := range active {
+			if a.MemberID == m.ID {
+				mem.Alarms = append(mem.Alarms, a.Type)
+			}
+		}
 		if len(m.ClientURLs) > 0 {
 			mem.ClientURL = m.ClientURLs[0]
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)

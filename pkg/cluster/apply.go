@@ -74,6 +74,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		return err
 	}
 	warnExpiring(ctx, t, opts.RenewCertificates, opts.Log)
+	warnAlarms(observed.State.Cluster.Etcd, opts.Log)
 	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
 	if err != nil {
 		return err
@@ -144,6 +145,21 @@ func warnExpiring(ctx context.Context, t *Target, renewing bool, log io.Writer) 
 	}
 	if len(warnings) > 0 && !renewing {
 		fmt.Fprintln(log, "  slipway certificates renew renews them without downtime (or apply --renew-certificates, after the plan)")
+	}
+}
+
+// warnAlarms warns of active etcd alarms: with NOSPACE the cluster refuses every write, so the
+// steps that change it would fail.
+func warnAlarms(members []plan.EtcdMember, log io.Writer) {
+	alarmed := false
+	for _, m := range members {
+		for _, a := range m.Alarms {
+			fmt.Fprintf(log, "Warning: etcd member %s has the %s alarm\n", m.Name, a)
+			alarmed = true
+		}
+	}
+	if alarmed {
+		fmt.Fprintln(log, "  while an alarm is active etcd refuses writes, and steps that change the cluster fail; see slipway etcd disarm --help")
 	}
 }
 

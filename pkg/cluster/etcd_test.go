@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/etcd"
+	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
 func TestDefragmentOrder(t *testing.T) {
@@ -82,5 +83,18 @@ func TestDisarmedNamesMembers(t *testing.T) {
 	// -o json prints [] for nothing disarmed, not null.
 	if got := disarmed(ms, nil); got == nil || len(got) != 0 {
 		t.Errorf("nothing disarmed: %#v; want an empty, non-nil slice", got)
+	}
+}
+
+func TestWarnAlarms(t *testing.T) {
+	var out strings.Builder
+	warnAlarms([]plan.EtcdMember{{Name: "cp-1", Healthy: true}, {Name: "cp-2", Healthy: true, Alarms: []string{"NOSPACE"}}}, &out)
+	if got := out.String(); !strings.Contains(got, "Warning: etcd member cp-2 has the NOSPACE alarm\n") || strings.Contains(got, "cp-1") || !strings.Contains(got, "slipway etcd disarm --help") {
+		t.Errorf("warnings:\n%s", got)
+	}
+	out.Reset()
+	warnAlarms([]plan.EtcdMember{{Name: "cp-1", Healthy: true}}, &out)
+	if out.Len() != 0 {
+		t.Errorf("a warning without an alarm:\n%s", out.String())
 	}
 }

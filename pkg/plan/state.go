@@ -64,6 +64,8 @@ type EtcdMember struct {
 	Name    string `json:"name"`
 	PeerURL string `json:"peerURL"`
 	Healthy bool   `json:"healthy"`
+	// Alarms are the member's active etcd alarms (NOSPACE, CORRUPT).
+	Alarms []string `json:"alarms,omitempty"`
 }
 
 // ClusterState is what the running cluster reports. Exists is false before kubeadm init.

@@ -35,7 +35,7 @@ func etcdMembers(ctx context.Context, in Input) ([]plan.EtcdMember, error) {
 		if len(m.PeerURLs) > 0 {
 			peer = m.PeerURLs[0]
 		}
-		out = append(out, plan.EtcdMember{ID: m.ID, Name: m.Name, PeerURL: peer, Healthy: m.Healthy})
+		out = append(out, plan.EtcdMember{ID: m.ID, Name: m.Name, PeerURL: peer, Healthy: m.Healthy, Alarms: m.Alarms})
 	}
 	return out, nil
 }

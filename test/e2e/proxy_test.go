@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -107,19 +108,8 @@ func (h *harness) checkProxy(t *testing.T, manifest, tfDir string, out *tfout.Ou
 
 	// Anything but the API is refused: the bastion's own SSH port, say.
 	refused := net.JoinHostPort(out.ControlPlane.Bastion, "22")
-	req, err := http.NewRequest(http.MethodConnect, info.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = refused
-	req.URL.Opaque = refused
-	if resp, err := http.DefaultTransport.RoundTrip(req); err != nil {
-		t.Errorf("CONNECT %s: %v", refused, err)
-	} else {
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden {
-			t.Errorf("CONNECT %s through the proxy: %s, want 403 Forbidden", refused, resp.Status)
-		}
+	if status := connectStatus(t, strings.TrimPrefix(info.URL, "http://"), refused); status != http.StatusForbidden {
+		t.Errorf("CONNECT %s through the proxy: status %d, want 403 Forbidden", refused, status)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -137,4 +127,24 @@ func (h *harness) checkProxy(t *testing.T, manifest, tfDir string, out *tfout.Ou
 	if _, err := c.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{}); err == nil {
 		t.Errorf("the API still answers at %s through the stopped proxy", private)
 	}
+}
+
+// connectStatus sends CONNECT dest to the proxy at addr and returns the status of its answer.
+func connectStatus(t *testing.T, addr, dest string) int {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := fmt.Fprintf(c, "CONNECT %[1]s HTTP/1.1\r\nHost: %[1]s\r\n\r\n", dest); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		t.Fatalf("the proxy's answer to CONNECT %s: %v", dest, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -70,13 +70,7 @@ func TestBastionChain(t *testing.T) {
 // than one dial timeout, as a server that terraform apply has just created: the bastion is
 // retried for the connect timeout, not for the host's one dial.
 func TestBastionStillBooting(t *testing.T) {
-	sshd.Require(t)
-	dir := sshd.TempDir(t)
-	key := sshd.NewKey(t, dir, "id", "")
-	bastion := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
-	host := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
-	target := host.Target("cp-1", "root", key)
-	target.Bastions = []ssh.Target{bastion.Target("bastion", "root", key)}
+	bastion, _, target := behindBastion(t)
 
 	bastion.Stop()
 	restarted := make(chan struct{})
@@ -102,13 +96,7 @@ func TestBastionStillBooting(t *testing.T) {
 // and the host behind it a little later. The host gets the whole timeout from the moment the
 // bastion answers, not what the bastion left of it.
 func TestHostBootingBehindSlowBastion(t *testing.T) {
-	sshd.Require(t)
-	dir := sshd.TempDir(t)
-	key := sshd.NewKey(t, dir, "id", "")
-	bastion := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
-	host := sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
-	target := host.Target("cp-1", "root", key)
-	target.Bastions = []ssh.Target{bastion.Target("bastion", "root", key)}
+	bastion, host, target := behindBastion(t)
 
 	bastion.Stop()
 	host.Stop()
@@ -134,4 +122,17 @@ func TestHostBootingBehindSlowBastion(t *testing.T) {
 			t.Errorf("notices lack %q:\n%s", want, notices.String())
 		}
 	}
+}
+
+// behindBastion starts two sshds that take the same key, and returns them with a target that
+// reaches host "cp-1" through "bastion".
+func behindBastion(t *testing.T) (bastion, host *sshd.Server, target ssh.Target) {
+	t.Helper()
+	sshd.Require(t)
+	key := sshd.NewKey(t, sshd.TempDir(t), "id", "")
+	bastion = sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	host = sshd.Start(t, sshd.Config{AuthorizedKeys: []sshd.Key{key}})
+	target = host.Target("cp-1", "root", key)
+	target.Bastions = []ssh.Target{bastion.Target("bastion", "root", key)}
+	return bastion, host, target
 }

@@ -98,12 +98,12 @@ test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, then Te
 	$(GO) test -count=1 -timeout 80m -parallel $(E2E_PARALLEL) $(if $(E2E_SKIP),-skip '$(E2E_SKIP)') -v ./test/e2e
 
 .PHONY: test-e2e-pools
-test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join (TestPools alone, about 12 minutes warm)
-	$(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
+test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join, under 3 control planes behind the load balancer (TestPools alone)
+	$(GO) test -count=1 -timeout 45m -v -run TestPools ./test/e2e
 
-.PHONY: test-e2e-pools-ha
-test-e2e-pools-ha: ## end-to-end: TestPools with an HA control plane (3 control planes behind the load balancer)
-	SLIPWAY_E2E_POOLS_HA=1 $(GO) test -count=1 -timeout 45m -v -run TestPools ./test/e2e
+.PHONY: test-e2e-pools-1cp
+test-e2e-pools-1cp: ## end-to-end: TestPools with one control plane, quicker for a local run (CI runs it HA)
+	SLIPWAY_E2E_POOLS_HA=0 $(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
 
 .PHONY: test-e2e-quickstart
 test-e2e-quickstart: ## end-to-end: the OpenStack quick start, terraform apply → slipway apply -t → pool → reset → terraform destroy (TestQuickStart alone)

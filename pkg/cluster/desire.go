@@ -75,6 +75,7 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 	if len(cni) > 0 {
 		d.Rendered.CNI = cni
 		d.Plan.Addons["cni"] = applied.Hash(cni)
+		d.Plan.CNI = addons.CNI(c)
 	}
 	if c.MachineController.Deploy != nil && *c.MachineController.Deploy {
 		s := bootstrap.SettingsFor(c, cas)

@@ -13,6 +13,8 @@ import (
 // phases package defines, with what it does, in a file of its own.
 const (
 	StepPrerequisites     = "prerequisites"
+	StepAdoptHost         = "adopt-host"
+	StepAdoptCNI          = "adopt-cni"
 	StepInstall           = "install-kubernetes"
 	StepInit              = "kubeadm-init"
 	StepInitFinish        = "kubeadm-init-finish"
@@ -37,7 +39,7 @@ const (
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
 // and its test checks that none is missing.
 var Names = []string{
-	StepUpgradePreflight, StepPrerequisites, StepInstall, StepInit, StepInitFinish, StepCNI, StepRepair,
+	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepInit, StepInitFinish, StepCNI, StepAdoptCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
 	StepMachineDeployment, StepWaitPools,
@@ -85,7 +87,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 		return nil, err
 	}
 	b.upgradePreflight() // an upgrade is checked before anything changes on a host
-	b.prerequisites()    // swap, modules, sysctls, containerd, where missing or changed
+	b.prerequisites()    // swap, modules, sysctls, containerd, where missing or changed; hosts of another tool adopted
 	b.binaries()         // kubeadm, kubelet, kubectl at the version, on hosts not yet joined
 	b.initialise()       // kubeadm init on the leader, or the rest of an interrupted init
 	err = b.joins()      // the CNI, stale members removed, control planes one by one, workers

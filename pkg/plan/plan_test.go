@@ -230,29 +230,37 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Build(tt.desired, tt.obs)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("got %v, want error %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range p.Steps {
-				if !slices.Contains(Names, s.Name) {
-					t.Errorf("step %q is missing from Names, so no test checks that a phase runs it", s.Name)
-				}
-			}
-			if got := names(p); got != tt.want {
-				t.Errorf("steps:\n got: %s\nwant: %s", got, tt.want)
-			}
-			if tt.warn != "" && (len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], tt.warn)) {
+			p := expectPlan(t, tt.desired, tt.obs, tt.want, tt.wantErr)
+			if p != nil && tt.warn != "" && (len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], tt.warn)) {
 				t.Errorf("warnings %v, want %q", p.Warnings, tt.warn)
 			}
 		})
 	}
+}
+
+// expectPlan builds the plan of d and o and checks its steps against want (names joined by
+// "; "), or the error against wantErr; it returns the plan, nil after an error.
+func expectPlan(t *testing.T, d Desired, o Observed, want, wantErr string) *Plan {
+	t.Helper()
+	p, err := Build(d, o)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("got %v, want error %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Steps {
+		if !slices.Contains(Names, s.Name) {
+			t.Errorf("step %q is missing from Names, so no test checks that a phase runs it", s.Name)
+		}
+	}
+	if got := names(p); got != want {
+		t.Errorf("steps:\n got: %s\nwant: %s", got, want)
+	}
+	return p
 }
 
 func TestNotReadyNodeIsWaitedFor(t *testing.T) {
@@ -280,4 +288,122 @@ func TestKubeletUpgradeOfMachineDeployments(t *testing.T) {
 	if want := "kubelet upgrade: pool-a 1.35.4 → 1.36.3"; p.Steps[0].Reason != want {
 		t.Errorf("reason %q, want %q", p.Steps[0].Reason, want)
 	}
+}
+
+// adoptedCluster is a cluster another tool (KubeOne, kubeadm by hand) installed at version v:
+// every host joined and running, no prerequisites record on any of them, canal's pods running
+// and no record of anything slipway applied.
+func adoptedCluster(v string) (Desired, Observed) {
+	d := Desired{Version: v, Hosts: hostsHA(), Addons: map[string]string{"cni": "c1"}, CNI: "canal"}
+	for i := range d.Hosts {
+		d.Hosts[i].PrereqHash = "salt:rendered"
+	}
+	o := converged(hostsHA(), v, nil)
+	o.Cluster.CNIs = []string{"canal"}
+	return d, o
+}
+
+func TestAdoption(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(*Desired, *Observed)
+		want    string
+		wantErr string
+	}{
+		{
+			name: "a cluster another tool installed is adopted: records only, nothing installed or restarted",
+			want: "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; adopt-host on w-1; adopt-cni",
+		},
+		{
+			name:   "once adopted, the next apply plans nothing",
+			change: func(d *Desired, o *Observed) { adopted(d, o) },
+			want:   "",
+		},
+		{
+			name: "then an upgrade is planned as on a slipway-made cluster",
+			change: func(d *Desired, o *Observed) {
+				adopted(d, o)
+				d.Version = "1.37.2"
+			},
+			want: "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
+		},
+		{
+			name:   "a host whose containerd is stopped runs the prerequisites",
+			change: func(_ *Desired, o *Observed) { o.Hosts[3].ContainerdActive = false },
+			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; prerequisites on w-1; adopt-cni",
+		},
+		{
+			name:   "a host with swap on runs the prerequisites",
+			change: func(_ *Desired, o *Observed) { o.Hosts[3].SwapActive = true },
+			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; prerequisites on w-1; adopt-cni",
+		},
+		{
+			name:   "a host slipway prepared with other settings runs them again, it is not adopted",
+			change: func(_ *Desired, o *Observed) { o.Hosts[3].PrereqHash = "salt:older" },
+			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; prerequisites on w-1; adopt-cni",
+		},
+		{
+			name: "a host that has not joined is prepared and joined",
+			change: func(_ *Desired, o *Observed) {
+				o.Hosts[3] = HostState{Name: "w-1", Address: "10.0.0.4", Role: Worker}
+				delete(o.Cluster.Nodes, "w-1")
+			},
+			want: "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; prerequisites on w-1; install-kubernetes on w-1; " +
+				"adopt-cni; join-worker on w-1; approve-csrs; wait-nodes-ready",
+		},
+		{
+			name: "a joined host whose containerd is too old for the version is moved, not adopted",
+			change: func(_ *Desired, o *Observed) {
+				o.Hosts[3].ContainerdVersion = "1.6.20"
+			},
+			want: "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; adopt-cni; containerd on w-1",
+		},
+		{
+			name:   "a cluster with no CNI pods gets the manifest's CNI",
+			change: func(_ *Desired, o *Observed) { o.Cluster.CNIs = nil },
+			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; adopt-host on w-1; cni",
+		},
+		{
+			name:    "a cluster running another CNI is refused before anything changes",
+			change:  func(d *Desired, _ *Observed) { d.CNI = "cilium" },
+			wantErr: "the cluster's pods run on canal, and the manifest asks for cilium",
+		},
+		{
+			name:   "an external CNI is left alone",
+			change: func(d *Desired, _ *Observed) { d.CNI, d.Addons = "", nil },
+			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; adopt-host on w-1",
+		},
+		{
+			name: "a CNI slipway applied whose manifests changed is applied again, not adopted",
+			change: func(_ *Desired, o *Observed) {
+				o.Cluster.Addons = map[string]string{"cni": "c0"}
+			},
+			want: "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; adopt-host on w-1; cni",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, o := adoptedCluster("1.36.3")
+			if tt.change != nil {
+				tt.change(&d, &o)
+			}
+			p := expectPlan(t, d, o, tt.want, tt.wantErr)
+			if p == nil {
+				return
+			}
+			for _, s := range p.Steps {
+				if (s.Name == StepAdoptHost || s.Name == StepAdoptCNI) && !strings.Contains(s.Reason, "another tool") {
+					t.Errorf("%s: reason %q does not say why", s, s.Reason)
+				}
+			}
+		})
+	}
+}
+
+// adopted is the state after the adoption's apply: the records written.
+func adopted(d *Desired, o *Observed) {
+	for i := range o.Hosts {
+		o.Hosts[i].PrereqHash = d.Hosts[i].PrereqHash
+	}
+	o.Cluster.Addons = map[string]string{"cni": d.Addons["cni"]}
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/kubeversion"
@@ -16,17 +17,34 @@ func (b *builder) upgradePreflight() {
 }
 
 // prerequisites runs on every host where containerd is not running, swap is on, or the
-// prerequisites script it ran differs from the one the manifest renders now.
+// prerequisites script it ran differs from the one the manifest renders now. A host that
+// another tool (kubeadm by hand, KubeOne) prepared and joined is adopted instead: its
+// prerequisites are recorded as the ones the manifest renders, and nothing on it changes.
 func (b *builder) prerequisites() {
 	for _, dh := range b.d.Hosts {
 		h := b.hosts[dh.Name]
 		if _, moving := b.moves[dh.Name]; moving {
 			continue // the containerd step drains the node and runs the prerequisites there
 		}
+		if b.adoptable(dh, h) {
+			b.add(StepAdoptHost, dh.Name, "joined by another tool (kubeadm or KubeOne), never prepared by slipway: its containerd, "+
+				"kubelet and kernel settings stay as they are, and slipway records its prerequisites as done", true)
+			continue
+		}
 		if !h.ContainerdActive || h.SwapActive || (dh.PrereqHash != "" && h.PrereqHash != dh.PrereqHash) {
 			b.add(StepPrerequisites, dh.Name, prereqReason(h, dh), true)
 		}
 	}
+}
+
+// adoptable reports whether the host is a working member of the cluster that slipway did not
+// prepare: it has joined, its Node exists, containerd runs, swap is off, and it holds no
+// prerequisites record. Running the prerequisites there would rewrite another tool's containerd
+// configuration and restart containerd under running pods; adoption records them instead, and
+// the next change of the manifest's registries or proxy (or a containerd upgrade) runs them.
+func (b *builder) adoptable(dh DesiredHost, h HostState) bool {
+	return b.o.Cluster.Exists && h.Joined && b.o.Cluster.Nodes[dh.Name] != nil && h.PrereqHash == "" && dh.PrereqHash != "" &&
+		h.ContainerdActive && !h.SwapActive
 }
 
 // binaries installs kubeadm, kubelet and kubectl on hosts that have not joined yet and lack the
@@ -82,7 +100,9 @@ func (b *builder) joins() error {
 			return err
 		}
 	}
-	b.addon("cni", StepCNI)
+	if err := b.cni(); err != nil {
+		return err
+	}
 	for _, dh := range stale {
 		b.add(StepRepair, dh.Name, "the host was reinstalled: its old Node (and etcd member) must go before it joins again", false)
 	}
@@ -93,6 +113,29 @@ func (b *builder) joins() error {
 		b.add(StepJoinWorker, dh.Name, "not part of the cluster yet", true)
 	}
 	b.joining = len(joinCP)+len(joinW) > 0 || !b.o.Cluster.Exists
+	return nil
+}
+
+// cni applies the CNI's manifests when they differ from the ones recorded. A running cluster
+// with no record whose pods of the manifest's CNI already run was set up by another tool: the
+// CNI is adopted (recorded as applied, left running as it is) rather than applied over, which
+// would restart its pods on every node. One that runs another CNI is refused: slipway does not
+// switch a running cluster's pod network.
+func (b *builder) cni() error {
+	want, have := b.d.Addons["cni"], b.o.Cluster.Addons["cni"]
+	if want == "" || have == want {
+		return nil
+	}
+	if have == "" && b.o.Cluster.Exists && len(b.o.Cluster.CNIs) > 0 {
+		if !slices.Contains(b.o.Cluster.CNIs, b.d.CNI) {
+			return &Error{Reason: fmt.Sprintf("the cluster's pods run on %s, and the manifest asks for %s: slipway does not switch a running cluster's CNI; "+
+				"set clusterNetwork.cni to %s (or to external, to leave the pod network alone)", strings.Join(b.o.Cluster.CNIs, ", "), orNone(b.d.CNI), b.o.Cluster.CNIs[0])}
+		}
+		b.add(StepAdoptCNI, "", fmt.Sprintf("%s already runs, installed by another tool: slipway records it as applied and leaves its pods as they are; "+
+			"it applies its own manifests when they next change", b.d.CNI), false)
+		return nil
+	}
+	b.add(StepCNI, "", addonReason(have), false)
 	return nil
 }
 

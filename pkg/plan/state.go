@@ -77,8 +77,9 @@ type ClusterState struct {
 	Etcd    []EtcdMember          `json:"etcd,omitempty"`
 	// MachineControllerImage is the deployed machine-controller image, if any.
 	MachineControllerImage string `json:"machineControllerImage,omitempty"`
-	// CNIReady means the CNI DaemonSet is rolled out.
-	CNIReady bool `json:"cniReady,omitempty"`
+	// CNIs names, sorted, the CNIs slipway knows (flannel, canal, cilium) whose per-node pods
+	// run in the cluster, whoever installed them.
+	CNIs []string `json:"cnis,omitempty"`
 	// Addons lists what slipway has applied, by name, with the hash of what was applied.
 	Addons map[string]string `json:"addons,omitempty"`
 	// PendingCSRs is true when kubelet serving certificate requests of the manifest's hosts
@@ -120,6 +121,9 @@ type Desired struct {
 	// Addons maps addon names (cni, machine-controller, machine-deployments) to the hash of
 	// what slipway would apply now.
 	Addons map[string]string
+	// CNI names the manifest's CNI when slipway applies it (flannel, canal, cilium); empty
+	// for an external one.
+	CNI string
 	// ImageArchive is the content hash of machineController.imageArchive, empty without one.
 	ImageArchive string
 	// KubeletUpgrades describes the MachineDeployments whose kubelet version apply raises

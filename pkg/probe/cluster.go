@@ -76,6 +76,9 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 	if cs.Addons, err = applied.Addons(ctx, c); err != nil {
 		return nil, err
 	}
+	if cs.CNIs, err = runningCNIs(ctx, c); err != nil {
+		return nil, err
+	}
 	if cs.Etcd, err = etcdMembers(ctx, in); err != nil {
 		return nil, err
 	}

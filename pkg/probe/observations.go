@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/csr"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -36,6 +37,23 @@ func etcdMembers(ctx context.Context, in Input) ([]plan.EtcdMember, error) {
 			peer = m.PeerURLs[0]
 		}
 		out = append(out, plan.EtcdMember{ID: m.ID, Name: m.Name, PeerURL: peer, Healthy: m.Healthy, Alarms: m.Alarms})
+	}
+	return out, nil
+}
+
+// runningCNIs names, sorted, the CNIs slipway knows whose per-node pods exist in the cluster,
+// whichever tool installed them: planning adopts the manifest's CNI when another tool did.
+func runningCNIs(ctx context.Context, c *kube.Client) ([]string, error) {
+	var out []string
+	for _, cni := range addons.KnownCNIs() {
+		ns, sel, _ := addons.CNIPodsOf(cni)
+		list, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("listing %s's pods (%s in %s): %w", cni, sel, ns, err)
+		}
+		if len(list.Items) > 0 {
+			out = append(out, cni)
+		}
 	}
 	return out, nil
 }

@@ -50,3 +50,45 @@ func TestMetadataDrift(t *testing.T) {
 		t.Errorf("drift %v, want %v", got, want)
 	}
 }
+
+// TestRunningCNIs reads real Pods from a kube-apiserver: canal's per-node pods, as KubeOne's
+// canal labels them, make canal a running CNI; a pod of another app in the namespace, or one
+// named like flannel's in the wrong namespace, does not count.
+func TestRunningCNIs(t *testing.T) {
+	env := envtest.Get(t)
+	kc, err := kube.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got, err := runningCNIs(ctx, kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("running CNIs %v on a cluster with no pods, want none", got)
+	}
+	for _, p := range []struct{ ns, name, app string }{
+		{"kube-system", "canal-x7k2p", "canal"},          // canal's label is k8s-app=canal
+		{"kube-system", "coredns-1", "kube-dns"},         // not a CNI
+		{"default", "kube-flannel-ds-abc", "flannel"},    // flannel's pods live in kube-flannel
+		{"default", "cilium-lookalike", "cilium-canary"}, // another app
+	} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: p.ns, Labels: map[string]string{"k8s-app": p.app, "app": p.app}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+		}
+		if _, err := kc.Kube.CoreV1().Pods(p.ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = kc.Kube.CoreV1().Pods(p.ns).Delete(context.Background(), p.name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+		})
+	}
+	if got, err = runningCNIs(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"canal"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("running CNIs %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,238 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/slipway-dev/slipway/pkg/addons"
+	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/test/sandbox/sandboxapi"
+	"github.com/slipway-dev/slipway/test/sandbox/selftest"
+)
+
+// TestAdopt is issue 21's adoption of a running cluster. A control plane and a worker are
+// installed without slipway, the way KubeOne lays a cluster out: the Kubernetes packages from
+// the apt repository, containerd from its release with registry mirrors in certs.d, kubeadm init
+// and join from a kubeadm configuration file, and a CNI the user applied (KubeOne's `cni:
+// external`). A KubeOne manifest of that cluster goes through `slipway config migrate`, and
+// slipway apply with the result must adopt the cluster: a plan of adoption steps only (each
+// saying why), no static pod, containerd or kubelet restarted, and nothing to do afterwards.
+// Then slipway upgrades the adopted cluster to the next minor, as it would one it made.
+func TestAdopt(t *testing.T) {
+	t.Parallel()
+	h := upSandbox(t, "adopt", "172.30.253.0/24", 2, 1, false)
+	cp, worker := h.host("cp-1"), h.host("worker-1")
+	hosts := []string{cp.Name, worker.Name}
+
+	// The sandbox-only settings of the slipway manifest: where packages, containerd's release
+	// and DNS come from, and the kubelet and kube-proxy settings hosts that are containers need.
+	// KubeOne has no field for them; they are laid over the migrated manifest below.
+	sandboxOnly := func(version string) map[string]any {
+		var m map[string]any
+		data, err := os.ReadFile(h.writeManifest("sandbox-"+version+".yaml", manifestParams{Name: "e2e-adopt", Version: version,
+			ControlPlanes: h.hosts(cp.Name), Workers: h.hosts(worker.Name), Endpoint: cp.IP, CNI: "{external: {}}"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	base := sandboxOnly(previous)
+	podSubnet := h.installLikeKubeOne(t, base, cp, worker)
+
+	kubeone := h.writeRaw("kubeone.yaml", fmt.Sprintf(`apiVersion: kubeone.k8c.io/v1beta2
+kind: KubeOneCluster
+name: e2e-adopt
+versions:
+  kubernetes: %[1]s
+controlPlane:
+  hosts:
+    - {publicAddress: %[2]s, privateAddress: %[2]s, hostname: %[3]s, sshUsername: root, sshPrivateKeyFile: %[6]s, sshHostPublicKey: "%[9]s", isLeader: true}
+staticWorkers:
+  hosts:
+    - {publicAddress: %[4]s, privateAddress: %[4]s, hostname: %[5]s, sshUsername: root, sshPrivateKeyFile: %[6]s, sshHostPublicKey: "%[10]s"}
+apiEndpoint:
+  host: %[2]s
+  port: 6443
+clusterNetwork:
+  podSubnet: %[7]s
+  cni:
+    external: {}
+cloudProvider:
+  none: {}
+containerRuntime:
+  containerd:
+    registries:
+      registry.k8s.io: {mirrors: ["%[8]s"]}
+      ghcr.io: {mirrors: ["%[8]s"]}
+machineController:
+  deploy: false
+`, previous, cp.IP, cp.Name, worker.IP, worker.Name, h.sb.Path(sandboxapi.KeyFile), podSubnet, h.sb.Assets.Registry, cp.HostKey, worker.HostKey))
+	r := h.slipway(nil, "config", "migrate", "--from-kubeone", kubeone)
+	if r.code != 0 {
+		t.Fatalf("config migrate failed with exit code %d", r.code)
+	}
+	manifest := func(version string) string {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(r.stdout), &m); err != nil {
+			t.Fatalf("the migrated manifest is not YAML: %v", err)
+		}
+		m["versions"] = map[string]any{"kubernetes": version}
+		overlay(m, sandboxOnly(version), "assets", "kubelet", "clusterNetwork.upstreamDNS", "clusterNetwork.kubeProxy",
+			"containerRuntime.containerd.release")
+		data, err := yaml.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.writeRaw("adopt-"+version+".yaml", string(data))
+	}
+
+	t.Run("apply adopts the cluster: records only, no static pod, containerd or kubelet restarted", func(t *testing.T) {
+		h := h.with(t)
+		m := manifest(previous)
+		before := h.runningState(t, hosts)
+		p := h.plan(m)
+		want := []string{plan.StepAdoptHost + " on " + cp.Name, plan.StepAdoptHost + " on " + worker.Name}
+		if got := stepList(p); !slices.Equal(got, want) {
+			t.Fatalf("the plan for a cluster KubeOne made: %v; want only %v", got, want)
+		}
+		for _, s := range p.Steps {
+			if !strings.Contains(s.Reason, "another tool") {
+				t.Errorf("%s does not say why: %q", s, s.Reason)
+			}
+		}
+		h.mustApply(m)
+		if after := h.runningState(t, hosts); after != before {
+			t.Errorf("adoption restarted something:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+		if p := h.plan(m); len(p.Steps) != 0 {
+			t.Errorf("the plan after adoption: %v; want nothing to do", stepList(p))
+		}
+		h.expectNodes(h.kube("e2e-adopt"), hosts, previous)
+	})
+
+	t.Run("the adopted cluster upgrades to the next minor", func(t *testing.T) {
+		h := h.with(t)
+		m := manifest(current)
+		h.expectPlanStartsWith(m, plan.StepUpgradePreflight)
+		h.mustApply(m)
+		c := h.kube("e2e-adopt")
+		h.expectNodes(c, hosts, current)
+		if p := h.plan(m); len(p.Steps) != 0 {
+			t.Errorf("the plan after the upgrade: %v; want nothing to do", stepList(p))
+		}
+		h.importNetcheck(hosts...)
+		h.checkPodNetwork(c, len(hosts))
+	})
+}
+
+// installLikeKubeOne installs a cluster on cp and worker without slipway, laid out as KubeOne
+// lays one out, at the manifest m's version, with flannel applied as the user's own CNI. It
+// returns the pod subnet.
+func (h *harness) installLikeKubeOne(t *testing.T, m map[string]any, cp, worker sandboxapi.Host) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	// flannel's manifests as slipway renders them for this network: the user's CNI.
+	flannel := m
+	flannel["clusterNetwork"].(map[string]any)["cni"] = map[string]any{"flannel": map[string]any{}}
+	data, err := yaml.Marshal(flannel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := config.Load(ctx, config.Options{ManifestPath: h.writeRaw("flannel.yaml", string(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cni, err := addons.Render(res.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, pods := res.Cluster.Versions.Kubernetes, res.Cluster.ClusterNetwork.PodSubnet
+	start := time.Now()
+	for _, host := range []sandboxapi.Host{cp, worker} {
+		if _, err := h.sb.RunScript(ctx, host, selftest.InstallScript, selftest.InstallArgs(h.sb, version)...); err != nil {
+			t.Fatalf("installing the packages on %s: %v", host.Name, err)
+		}
+		// KubeOne holds the packages, so that only it moves them; flannel's images come
+		// through the mirror too.
+		mirror := "apt-mark hold kubeadm kubelet kubectl >/dev/null && mkdir -p /etc/containerd/certs.d/ghcr.io && " +
+			"printf '[host.\"%s\"]\\n  capabilities = [\"pull\", \"resolve\"]\\n' " +
+			shellQuote(h.sb.Assets.Registry) + " >/etc/containerd/certs.d/ghcr.io/hosts.toml"
+		if _, err := h.sb.Run(ctx, host, mirror); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join, err := h.sb.RunScript(ctx, cp, selftest.InitScript, version, cp.IP, pods, h.sb.Assets.ResolvConf)
+	if err != nil {
+		t.Fatalf("kubeadm init on %s: %v", cp.Name, err)
+	}
+	if _, err := h.sb.Run(ctx, worker, strings.TrimSpace(join)+" "+selftest.JoinPreflight(h.sb)+
+		" --cri-socket unix:///run/containerd/containerd.sock >/root/kubeadm-join.log 2>&1 || { tail -30 /root/kubeadm-join.log >&2; exit 1; }"); err != nil {
+		t.Fatalf("kubeadm join on %s: %v", worker.Name, err)
+	}
+	if _, err := h.sb.RunScript(ctx, cp, "kubectl --kubeconfig /etc/kubernetes/admin.conf apply -f - >/dev/null <<'SLIPWAY_E2E_EOF'\n"+
+		string(cni)+"\nSLIPWAY_E2E_EOF\n"); err != nil {
+		t.Fatalf("applying flannel: %v", err)
+	}
+	ready := "kubectl --kubeconfig /etc/kubernetes/admin.conf wait --for=condition=Ready nodes --all --timeout=5m && " +
+		"kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-flannel rollout status daemonset --timeout=5m"
+	if _, err := h.sb.RunScript(ctx, cp, ready); err != nil {
+		t.Fatalf("the cluster KubeOne-style is not Ready: %v", err)
+	}
+	t.Logf("installed %s without slipway on %s and %s in %s", version, cp.Name, worker.Name, time.Since(start).Round(time.Second))
+	return pods
+}
+
+// runningState is, per host, the IDs of the running control-plane and CNI containers and the
+// main PIDs of containerd and the kubelet: any restart changes it.
+func (h *harness) runningState(t *testing.T, hosts []string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, host := range hosts {
+		out, err := h.onHost(host, "crictl ps -q --state running | sort | tr '\\n' ' '; echo; "+
+			"systemctl show -p MainPID --value containerd kubelet | tr '\\n' ' '")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", host, strings.TrimSpace(out))
+	}
+	return b.String()
+}
+
+// overlay sets, for each dotted path, m's value to the one in from (removing it when from has
+// none).
+func overlay(m, from map[string]any, paths ...string) {
+	for _, p := range paths {
+		keys := strings.Split(p, ".")
+		dst, src := m, from
+		for _, k := range keys[:len(keys)-1] {
+			next, _ := dst[k].(map[string]any)
+			if next == nil {
+				next = map[string]any{}
+				dst[k] = next
+			}
+			dst = next
+			src, _ = src[k].(map[string]any)
+		}
+		last := keys[len(keys)-1]
+		if v, ok := src[last]; ok {
+			dst[last] = v
+		} else {
+			delete(dst, last)
+		}
+	}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -200,10 +200,13 @@ func (h *harness) runningState(t *testing.T, hosts []string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, host := range hosts {
-		out, err := h.onHost(host, "crictl ps -q --state running | sort | tr '\\n' ' '; echo; "+
+		out, err := h.onHost(host, "set -o pipefail; crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -q --state running 2>/dev/null | sort | tr '\\n' ' '; echo; "+
 			"systemctl show -p MainPID --value containerd kubelet | tr '\\n' ' '")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if ids, _, _ := strings.Cut(out, "\n"); strings.TrimSpace(ids) == "" {
+			t.Fatalf("%s runs no container", host)
 		}
 		fmt.Fprintf(&b, "%s: %s\n", host, strings.TrimSpace(out))
 	}

@@ -1,0 +1,107 @@
+package phases
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/slipway-dev/slipway/pkg/encryption"
+	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
+)
+
+// TestInitWithEncryption: with encryption.enabled, init first puts a new encryption
+// configuration on the leader, root-only, in which key-1 encrypts from the start; the key is
+// registered for hiding and appears on no command line and in no progress line, and the init
+// configuration names the file.
+func TestInitWithEncryption(t *testing.T) {
+	r, h, secrets := kubeadmRun(t)
+	r.cfg.Manifest.Encryption.Enabled = true
+	var log bytes.Buffer
+	r.cfg.Log = &log
+	if err := initCluster(context.Background(), noAPI{r}, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := h.File(encryption.File)
+	if !ok || f.Mode != 0o600 || f.Owner != "root:root" {
+		t.Fatalf("%s uploaded: %v, mode %o, owner %q", encryption.File, ok, f.Mode, f.Owner)
+	}
+	c, err := encryption.Parse(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := encryption.Next(c); a != encryption.Done || c.Keys[0].Name != "key-1" {
+		t.Errorf("a new cluster starts with %s, want key-1 encrypting", c.Describe())
+	}
+	key := base64.StdEncoding.EncodeToString(c.Keys[0].Secret)
+	if secrets.Redact("x"+key+"x") != "x[redacted]x" {
+		t.Error("the key is not registered for hiding")
+	}
+	cmds := h.Commands()
+	upload, init := -1, -1
+	for i, call := range h.Calls() {
+		if strings.Contains(call.Command+call.Script+strings.Join(call.Env, " "), key) {
+			t.Errorf("the key is in %s", call.Command)
+		}
+		switch {
+		case call.Command == "upload "+encryption.File:
+			upload = i
+		case strings.HasPrefix(call.Command, "kubeadm init"):
+			init = i
+		}
+	}
+	if upload < 0 || init < 0 || upload > init {
+		t.Errorf("the encryption configuration is not uploaded before kubeadm init:\n%s", strings.Join(cmds, "\n"))
+	}
+	if !slices.Contains(cmds, "install -d -m 0700 -o root -g root "+encryption.Dir) {
+		t.Errorf("the directory is not made root-only:\n%s", strings.Join(cmds, "\n"))
+	}
+	cfg, _ := h.File(initConfig)
+	if !strings.Contains(string(cfg.Data), "value: "+encryption.File) {
+		t.Errorf("the init configuration does not name %s", encryption.File)
+	}
+	if strings.Contains(log.String(), key) || !strings.Contains(log.String(), "made key-1") {
+		t.Errorf("progress:\n%s", log.String())
+	}
+}
+
+// TestInterruptedInitKeepsItsKey: an init that did not finish left the file; the next one
+// keeps it (the API server may have stored Secrets with it already).
+func TestInterruptedInitKeepsItsKey(t *testing.T) {
+	r, h, secrets := kubeadmRun(t)
+	r.cfg.Manifest.Encryption.Enabled = true
+	c, _ := encryption.Fresh()
+	data, err := encryption.Render(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetFile(encryption.File, sshtest.File{Data: data, Mode: 0o600, Owner: "root:root"})
+	h.On(`^script encryption-state$`, sshtest.Response{Stdout: "file\n"})
+	if err := initCluster(context.Background(), noAPI{r}, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := h.File(encryption.File); !bytes.Equal(f.Data, data) {
+		t.Error("init replaced the encryption configuration an interrupted init left")
+	}
+	if secrets.Redact(base64.StdEncoding.EncodeToString(c.Keys[0].Secret)) != "[redacted]" {
+		t.Error("the key read back is not registered for hiding")
+	}
+}
+
+// TestInitWithoutEncryption leaves no file.
+func TestInitWithoutEncryption(t *testing.T) {
+	r, h, _ := kubeadmRun(t)
+	if err := initCluster(context.Background(), noAPI{r}, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.File(encryption.File); ok {
+		t.Error("an encryption configuration was written although the manifest does not enable it")
+	}
+	for _, c := range h.Commands() {
+		if strings.Contains(c, "encryption") {
+			t.Errorf("ran %s", c)
+		}
+	}
+}

@@ -71,22 +71,23 @@ func KeyNumber(name string) int {
 	return n
 }
 
-// NewKey returns a key with 32 random bytes named key-n.
-func NewKey(n int) (Key, error) {
+// NewKey returns a key named name with 32 random bytes from this process. Apply makes its keys
+// on the leader instead (Hosts.NewKey); tests and Hosts that are local use this.
+func NewKey(name string) (Key, error) {
 	b := make([]byte, KeySize)
 	if _, err := rand.Read(b); err != nil {
 		return Key{}, fmt.Errorf("making an encryption key: %w", err)
 	}
-	return Key{Name: "key-" + strconv.Itoa(n), Secret: b}, nil
+	return Key{Name: name, Secret: b}, nil
 }
 
-// NextKey returns a new key numbered after every key of c.
-func (c Config) NextKey() (Key, error) {
+// NextKeyName names the key that comes after every key of c: key-(highest number + 1).
+func (c Config) NextKeyName() string {
 	n := 0
 	for _, k := range c.Keys {
 		n = max(n, KeyNumber(k.Name))
 	}
-	return NewKey(n + 1)
+	return "key-" + strconv.Itoa(n+1)
 }
 
 // The file's own format (apiserver.config.k8s.io/v1 EncryptionConfiguration), the part slipway

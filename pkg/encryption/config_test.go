@@ -3,13 +3,14 @@ package encryption
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 )
 
 func key(t *testing.T, n int) Key {
 	t.Helper()
-	k, err := NewKey(n)
+	k, err := NewKey(fmt.Sprintf("key-%d", n))
 	if err != nil {
 		t.Fatal(err)
 	}

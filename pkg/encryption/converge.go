@@ -10,6 +10,8 @@ import (
 // Hosts are the control planes as Converge drives them. Both methods report progress per host
 // themselves; neither may show the file.
 type Hosts interface {
+	// NewKey makes a key of 32 random bytes named name, on the leader.
+	NewKey(ctx context.Context, name string) (Key, error)
 	// Write puts data, a rendered configuration, as the file on every control plane (mode 0600),
 	// the leader's first.
 	Write(ctx context.Context, data []byte) error
@@ -71,7 +73,11 @@ func Apply(ctx context.Context, hosts Hosts, c Config) error {
 // which is finished instead, without starting another.
 func Rotate(ctx context.Context, hosts Hosts, kc kubernetes.Interface, c Config, say func(string)) (Config, int, error) {
 	if a, _ := Next(c); a == Done {
-		next, err := StartRotation(c)
+		k, err := hosts.NewKey(ctx, c.NextKeyName())
+		if err != nil {
+			return c, 0, err
+		}
+		next, err := StartRotation(c, k)
 		if err != nil {
 			return c, 0, err
 		}

@@ -107,6 +107,12 @@ func (a *apiserver) WaitLoaded(ctx context.Context, hash string) error {
 	}
 }
 
+// NewKey makes the key here: this process plays the leader.
+func (a *apiserver) NewKey(_ context.Context, name string) (encryption.Key, error) {
+	a.say("made " + name)
+	return encryption.NewKey(name)
+}
+
 func (a *apiserver) say(line string) { a.shown = append(a.shown, line) }
 
 // stored returns what etcd holds for the Secret ns/name.
@@ -150,10 +156,11 @@ func (a *apiserver) checkStored(want map[[2]string]string, key string) {
 // resumed from the file. After each, every Secret reads back and etcd holds it under the key
 // the file says encrypts.
 func TestEncryptionAtRest(t *testing.T) {
-	staged, err := encryption.Staged()
+	k1, err := encryption.NewKey(encryption.FirstKey)
 	if err != nil {
 		t.Fatal(err)
 	}
+	staged := encryption.Staged(k1)
 	a := startAPIServer(t, staged)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -201,7 +208,11 @@ func TestEncryptionAtRest(t *testing.T) {
 	a.checkStored(want, "key-2")
 
 	// A rotation killed once key-3 encrypts, before the rewrite: Secrets under key-2 and key-3.
-	started, err := encryption.StartRotation(rotated)
+	k3, err := a.NewKey(ctx, rotated.NextKeyName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := encryption.StartRotation(rotated, k3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,33 +62,29 @@ func Next(c Config) (Action, Config) {
 	return Done, c
 }
 
-// StartRotation adds a new key after the one that encrypts: every API server reads it before
-// any writes with it. Only a configuration that is Done may start one.
-func StartRotation(c Config) (Config, error) {
+// FirstKey is the name of a cluster's first key.
+const FirstKey = "key-1"
+
+// StartRotation adds k, a new key named c.NextKeyName(), after the one that encrypts: every API
+// server reads it before any writes with it. Only a configuration that is Done may start one.
+func StartRotation(c Config, k Key) (Config, error) {
 	if a, _ := Next(c); a != Done {
 		return Config{}, fmt.Errorf("a key rotation is already under way (%s)", c.Describe())
 	}
-	k, err := c.NextKey()
-	if err != nil {
-		return Config{}, err
+	if k.Name != c.NextKeyName() {
+		return Config{}, fmt.Errorf("the new key is named %s, want %s", k.Name, c.NextKeyName())
 	}
 	return Config{Keys: []Key{c.Keys[0], k}, Rewritten: c.Rewritten}, nil
 }
 
-// Staged is the first configuration of a cluster that had no encryption: key-1 after identity,
-// so that the API servers, restarted one by one, all read it before any encrypts with it.
-// Fresh is the configuration of a cluster created with encryption: key-1 encrypts from the
-// start, and there is nothing to rewrite.
-func Staged() (Config, error) {
-	k, err := NewKey(1)
-	return Config{Keys: []Key{k}, IdentityFirst: true}, err
-}
+// Staged is the first configuration of a cluster that had no encryption: k (key-1) after
+// identity, so that the API servers, restarted one by one, all read it before any encrypts
+// with it.
+func Staged(k Key) Config { return Config{Keys: []Key{k}, IdentityFirst: true} }
 
-// Fresh is the configuration of a cluster that kubeadm init creates with encryption.
-func Fresh() (Config, error) {
-	k, err := NewKey(1)
-	return Config{Keys: []Key{k}, Rewritten: k.Name}, err
-}
+// Fresh is the configuration of a cluster that kubeadm init creates with encryption: k (key-1)
+// encrypts from the start, and there is nothing to rewrite.
+func Fresh(k Key) Config { return Config{Keys: []Key{k}, Rewritten: k.Name} }
 
 // Describe says what c holds, by key names: safe to print.
 func (c Config) Describe() string {

@@ -67,26 +67,28 @@ func TestNextWalksToDone(t *testing.T) {
 }
 
 func TestStartRotation(t *testing.T) {
-	k1, k2 := key(t, 1), key(t, 2)
-	c, err := StartRotation(Config{Keys: []Key{k2}, Rewritten: "key-2"})
+	k1, k2, k3 := key(t, 1), key(t, 2), key(t, 3)
+	done := Config{Keys: []Key{k2}, Rewritten: "key-2"}
+	if done.NextKeyName() != "key-3" {
+		t.Errorf("the key after key-2 is %s", done.NextKeyName())
+	}
+	c, err := StartRotation(done, k3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(c); got != "key-2,key-3 rewritten=key-2" {
 		t.Errorf("rotation starts with %s", got)
 	}
-	if string(c.Keys[1].Secret) == string(k2.Secret) || len(c.Keys[1].Secret) != KeySize {
-		t.Error("the new key is not a new 32-byte key")
+	if _, err := StartRotation(done, k1); err == nil {
+		t.Error("a rotation started with a key named after an old one")
 	}
-	if _, err := StartRotation(Config{Keys: []Key{k1, k2}, Rewritten: "key-1"}); err == nil {
+	if _, err := StartRotation(Config{Keys: []Key{k1, k2}, Rewritten: "key-1"}, k3); err == nil {
 		t.Error("a rotation started on top of one under way")
 	}
-	fresh, _ := Fresh()
-	if a, _ := Next(fresh); a != Done {
+	if a, _ := Next(Fresh(k1)); a != Done {
 		t.Errorf("a fresh configuration needs %s", a)
 	}
-	staged, _ := Staged()
-	if a, _ := Next(staged); a != Promote {
+	if a, _ := Next(Staged(k1)); a != Promote {
 		t.Errorf("a staged configuration needs %s", a)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/ssh"
 )
 
 // The encryption phases make the API servers encrypt Secrets at rest (encryption.enabled) on a
@@ -161,6 +162,50 @@ type encryptionHosts struct {
 	cps []Node
 }
 
+func (h encryptionHosts) NewKey(ctx context.Context, name string) (encryption.Key, error) {
+	leader, err := h.r.Leader()
+	if err != nil {
+		return encryption.Key{}, err
+	}
+	return leaderKey(ctx, h.r, leader, name)
+}
+
+// leaderKey makes a key on the leader: 32 bytes from its kernel's random source into a
+// root-only file in the encryption directory, which this run reads (Download: never a command's
+// output, which verbose output shows) and removes. A run killed in between leaves the file,
+// root-only, until the next key made there replaces it; it encrypts nothing.
+func leaderKey(ctx context.Context, r interface {
+	logger
+	hide(values ...string)
+}, leader Node, name string) (encryption.Key, error) {
+	if encryption.KeyNumber(name) == 0 {
+		return encryption.Key{}, fmt.Errorf("encryption key name %q", name)
+	}
+	tmp := path.Join(encryption.Dir, ".new-"+name)
+	script := fmt.Sprintf("set -eu\numask 077\ninstall -d -m 0700 -o root -g root %s\nhead -c %d /dev/urandom > %s.tmp\nmv -f %s.tmp %s\n",
+		ssh.Quote(encryption.Dir), encryption.KeySize, ssh.Quote(tmp), ssh.Quote(tmp), ssh.Quote(tmp))
+	if err := leader.SSH.Script(ctx, "make "+name, script).Run(); err != nil {
+		return encryption.Key{}, err
+	}
+	var buf bytes.Buffer
+	err := leader.SSH.Download(ctx, tmp, &buf)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if rerr := leader.SSH.Command(rctx, "rm", "-f", tmp).Run(); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return encryption.Key{}, err
+	}
+	if buf.Len() != encryption.KeySize {
+		return encryption.Key{}, fmt.Errorf("making %s on %s: got %d random bytes, want %d", name, leader.Name, buf.Len(), encryption.KeySize)
+	}
+	k := encryption.Key{Name: name, Secret: bytes.Clone(buf.Bytes())}
+	r.hide(base64.StdEncoding.EncodeToString(k.Secret))
+	r.Logf(leader.Name, "made %s: %d random bytes from the leader's kernel", name, encryption.KeySize)
+	return k, nil
+}
+
 func (h encryptionHosts) Write(ctx context.Context, data []byte) error {
 	if _, err := hideKeys(h.r, data); err != nil {
 		return err
@@ -233,14 +278,15 @@ func encryptionConfig(ctx context.Context, r encryptionRun) error {
 	}
 	cps, c, data, from := src.cps, src.c, src.data, src.from
 	if from == "" {
-		if c, err = encryption.Staged(); err != nil {
+		k, err := leaderKey(ctx, r, leader, encryption.FirstKey)
+		if err != nil {
 			return err
 		}
+		c = encryption.Staged(k)
 		if data, err = encryption.Render(c); err != nil {
 			return err
 		}
-		from = leader.Name
-		r.Logf(leader.Name, "made %s, 32 random bytes; the API servers will read it but not yet write with it", c.Keys[0].Name)
+		r.Logf(leader.Name, "the API servers will read %s but not yet write with it", k.Name)
 	} else {
 		r.Logf(from, "encryption configuration %s: %s", shortHash(encryption.Hash(data)), c.Describe())
 	}
@@ -361,14 +407,13 @@ func ensureEncryption(ctx context.Context, r encryptionRun, n Node, init bool) (
 	case !init:
 		return nil
 	default:
-		c, err := encryption.Fresh()
+		k, err := leaderKey(ctx, r, n, encryption.FirstKey)
 		if err != nil {
 			return err
 		}
-		if data, err = encryption.Render(c); err != nil {
+		if data, err = encryption.Render(encryption.Fresh(k)); err != nil {
 			return err
 		}
-		r.Logf(n.Name, "made %s, 32 random bytes, to encrypt Secrets at rest", c.Keys[0].Name)
 	}
 	if _, err := hideKeys(r, data); err != nil {
 		return err

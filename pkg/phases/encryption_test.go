@@ -21,6 +21,10 @@ func TestInitWithEncryption(t *testing.T) {
 	r.cfg.Manifest.Encryption.Enabled = true
 	var log bytes.Buffer
 	r.cfg.Log = &log
+	// What the leader's kernel gives (the fake host runs no script).
+	fromLeader := bytes.Repeat([]byte{0xa5, 0x3c}, encryption.KeySize/2)
+	newKey := encryption.Dir + "/.new-key-1"
+	h.SetFile(newKey, sshtest.File{Data: fromLeader, Mode: 0o600, Owner: "root"})
 	if err := initCluster(context.Background(), noAPI{r}, "cp"); err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +38,9 @@ func TestInitWithEncryption(t *testing.T) {
 	}
 	if a, _ := encryption.Next(c); a != encryption.Done || c.Keys[0].Name != "key-1" {
 		t.Errorf("a new cluster starts with %s, want key-1 encrypting", c.Describe())
+	}
+	if !bytes.Equal(c.Keys[0].Secret, fromLeader) {
+		t.Error("key-1 is not the one made on the leader")
 	}
 	key := base64.StdEncoding.EncodeToString(c.Keys[0].Secret)
 	if secrets.Redact("x"+key+"x") != "x[redacted]x" {
@@ -55,8 +62,8 @@ func TestInitWithEncryption(t *testing.T) {
 	if upload < 0 || init < 0 || upload > init {
 		t.Errorf("the encryption configuration is not uploaded before kubeadm init:\n%s", strings.Join(cmds, "\n"))
 	}
-	if !slices.Contains(cmds, "install -d -m 0700 -o root -g root "+encryption.Dir) {
-		t.Errorf("the directory is not made root-only:\n%s", strings.Join(cmds, "\n"))
+	if !slices.Contains(cmds, "install -d -m 0700 -o root -g root "+encryption.Dir) || !slices.Contains(cmds, "rm -f "+newKey) {
+		t.Errorf("the directory is not made root-only, or the new key's file not removed:\n%s", strings.Join(cmds, "\n"))
 	}
 	cfg, _ := h.File(initConfig)
 	if !strings.Contains(string(cfg.Data), "value: "+encryption.File) {
@@ -72,7 +79,11 @@ func TestInitWithEncryption(t *testing.T) {
 func TestInterruptedInitKeepsItsKey(t *testing.T) {
 	r, h, secrets := kubeadmRun(t)
 	r.cfg.Manifest.Encryption.Enabled = true
-	c, _ := encryption.Fresh()
+	k, err := encryption.NewKey(encryption.FirstKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := encryption.Fresh(k)
 	data, err := encryption.Render(c)
 	if err != nil {
 		t.Fatal(err)

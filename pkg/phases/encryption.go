@@ -377,19 +377,33 @@ func encryptSecrets(ctx context.Context, r encryptionRun, rotate bool) error {
 	return nil
 }
 
+// encryptionStart says how ensureEncryption starts: on a join, at init, or when an interrupted
+// init is finished.
+type encryptionStart int
+
+const (
+	startJoin encryptionStart = iota
+	startInit
+	startFinish
+)
+
 // ensureEncryption puts an encryption configuration on the control plane n before kubeadm
-// starts its API server there (init, or a control plane's join), when the manifest enables
-// encryption: a copy of another control plane's, else (init) a new one in which key-1 encrypts
-// from the start, else nothing (a join into a cluster without encryption yet: the plan's
-// encryption steps follow). An init interrupted after the file was written keeps it.
-func ensureEncryption(ctx context.Context, r encryptionRun, n Node, init bool) (err error) {
+// starts its API server there, when the manifest enables encryption. A join copies another
+// control plane's, or nothing when none has one (the cluster has no encryption yet: the plan's
+// encryption steps follow, and kubeadm's ClusterConfiguration does not name the file yet). An
+// init keeps the leader's own (an interrupted init's) or makes a new one in which key-1
+// encrypts from the start. Finishing an interrupted init keeps the leader's too; one that is
+// missing there means the API server started without encryption and may have stored Secrets in
+// plain text: the new one is staged (key-1 read, not written with), and the next apply
+// restarts the API server with it and rewrites every Secret.
+func ensureEncryption(ctx context.Context, r encryptionRun, n Node, start encryptionStart) (err error) {
 	if !r.Manifest().Encryption.Enabled {
 		return nil
 	}
-	// An init looks at the leader's own file only (one an interrupted init left); a join copies
-	// another control plane's, never its own leftover.
+	// An init looks at the leader's own file only; a join copies another control plane's,
+	// never its own leftover.
 	cps, skip := []Node{n}, ""
-	if !init {
+	if start == startJoin {
 		if cps, err = controlPlaneNodes(r); err != nil {
 			return err
 		}
@@ -404,14 +418,18 @@ func ensureEncryption(ctx context.Context, r encryptionRun, n Node, init bool) (
 		return nil
 	case ok:
 		r.Logf(n.Name, "copying %s's encryption configuration %s", from, shortHash(encryption.Hash(data)))
-	case !init:
+	case start == startJoin:
 		return nil
 	default:
 		k, err := leaderKey(ctx, r, n, encryption.FirstKey)
 		if err != nil {
 			return err
 		}
-		if data, err = encryption.Render(encryption.Fresh(k)); err != nil {
+		c := encryption.Fresh(k)
+		if start == startFinish {
+			c = encryption.Staged(k)
+		}
+		if data, err = encryption.Render(c); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +115,29 @@ func TestInitWithoutEncryption(t *testing.T) {
 		if strings.Contains(c, "encryption") {
 			t.Errorf("ran %s", c)
 		}
+	}
+}
+
+// TestFinishInitStagesAMissingKey: an interrupted init whose leader has no encryption
+// configuration ran its API server without encryption, which may have stored Secrets in plain
+// text; finishing it stages key-1 (read, not yet written with), for the next apply to restart
+// the API server with it and rewrite every Secret.
+func TestFinishInitStagesAMissingKey(t *testing.T) {
+	r, h, _ := kubeadmRun(t)
+	r.cfg.Manifest.Encryption.Enabled = true
+	h.SetFile(encryption.Dir+"/.new-key-1", sshtest.File{Data: bytes.Repeat([]byte{7}, encryption.KeySize)})
+	if err := finishInit(context.Background(), noAPI{r}, "cp"); !errors.Is(err, errNoAPI) {
+		t.Fatalf("finishInit = %v, want it to reach the node metadata step", err)
+	}
+	f, ok := h.File(encryption.File)
+	if !ok {
+		t.Fatal("no encryption configuration written")
+	}
+	c, err := encryption.Parse(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := encryption.Next(c); !c.IdentityFirst || a != encryption.Promote {
+		t.Errorf("finishing an init wrote %s, want key-1 staged", c.Describe())
 	}
 }

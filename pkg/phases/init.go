@@ -62,7 +62,7 @@ func initCluster(ctx context.Context, r initRun, host string) error {
 		return err
 	}
 	// The API server starts with the encryption configuration, so it must be there first.
-	if err := ensureEncryption(ctx, r, n, true); err != nil {
+	if err := ensureEncryption(ctx, r, n, startInit); err != nil {
 		return err
 	}
 	cfg, token, key, err := newInitConfig(r, n)

@@ -37,7 +37,7 @@ func finishInit(ctx context.Context, r finishInitRun, host string) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureEncryption(ctx, r, n, true); err != nil {
+	if err := ensureEncryption(ctx, r, n, startFinish); err != nil {
 		return err
 	}
 	cfg, token, key, err := newInitConfig(r, n)

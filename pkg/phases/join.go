@@ -60,7 +60,7 @@ func join(ctx context.Context, r joinRun, host string, controlPlane bool) error 
 	if controlPlane {
 		// Its API server starts with kubeadm's ClusterConfiguration, which names the encryption
 		// configuration once the cluster encrypts Secrets: the file must be there first.
-		if err := ensureEncryption(ctx, r, n, false); err != nil {
+		if err := ensureEncryption(ctx, r, n, startJoin); err != nil {
 			return err
 		}
 	}

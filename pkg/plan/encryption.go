@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -20,16 +21,10 @@ func (b *builder) encryption() error {
 	e := b.o.Encryption
 	if !b.d.Encryption {
 		if len(e.Files) > 0 || len(e.Configured) > 0 {
-			on := slices.Sorted(func(yield func(string) bool) {
-				for h := range e.Files {
-					if !yield(h) {
-						return
-					}
-				}
-			})
+			on := slices.Sorted(maps.Keys(e.Files))
 			return &Error{Reason: fmt.Sprintf("encryption.enabled: Invalid value: false: the control planes %s hold an encryption configuration and the API servers of %s read Secrets with it; "+
 				"turning encryption off would leave the Secrets stored encrypted unreadable, and slipway does not do it: set encryption.enabled: true again",
-				strings.Join(on, ", "), orNone(strings.Join(e.Configured, ", ")))}
+				orNone(strings.Join(on, ", ")), orNone(strings.Join(e.Configured, ", ")))}
 		}
 		if b.d.RotateEncryptionKey {
 			return &Error{Reason: "encryption.enabled: Required value: --rotate-encryption-key rotates the key that encrypts Secrets at rest, and the manifest does not enable that encryption"}

@@ -59,6 +59,11 @@ took. A Machine that does not join in time fails apply with its name, its phase 
 conditions, and the last lines of its server's console log (read with the OS_* credentials).
 --wait-pools=false skips the wait.
 
+With encryption.enabled, Secrets are encrypted at rest with a key kept on the control planes
+only. On a running cluster, enabling it restarts the API servers one at a time (each waited
+for until it is ready and uses the new configuration) and then rewrites every Secret.
+--rotate-encryption-key replaces the key in the same careful stages.
+
 With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
 the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
 "machines": [{"name", "phase", "providerID", "address", "node", "ready", "elapsed",
@@ -71,7 +76,11 @@ the pools that failed), a second one with the worker pools as the run left them:
   slipway apply -m cluster.yaml -t ./terraform --auto-approve --trust-unknown-hosts
 
   # The plan for automation
-  slipway apply -m cluster.yaml -t tf.json --dry-run -o json`,
+  slipway apply -m cluster.yaml -t tf.json --dry-run -o json
+
+  # Rotate the key that encrypts Secrets at rest (encryption.enabled), without downtime
+  slipway apply -m cluster.yaml -t tf.json --rotate-encryption-key --dry-run
+  slipway apply -m cluster.yaml -t tf.json --rotate-encryption-key`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
@@ -107,6 +116,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "plan format: text or json")
 	cmd.Flags().BoolVar(&upgrade, "upgrade-machine-deployments", false, "raise the kubelet version of every existing MachineDeployment in kube-system to versions.kubernetes, so the machine-controller rolls them (without it, existing pools keep their version)")
 	cmd.Flags().BoolVar(&opts.RenewCertificates, "renew-certificates", false, "after the plan, renew kubeadm's certificates on every control plane, one at a time (as slipway certificates renew does); apply warns when one expires within 30 days")
+	cmd.Flags().BoolVar(&opts.RotateEncryptionKey, "rotate-encryption-key", false, "replace the key that encrypts Secrets at rest (encryption.enabled) without downtime: a new key is added second on every control plane, made the one that encrypts once every API server reads it, every Secret is rewritten (the count is reported), then the old key is dropped, each stage waited for on every API server; a run killed on the way is finished by the next apply, with or without the flag")
 	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
 	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd

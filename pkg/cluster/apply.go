@@ -36,6 +36,9 @@ type ApplyOptions struct {
 	// RenewCertificates renews kubeadm's certificates on every control plane after the plan
 	// (RenewCertificates, as slipway certificates renew does).
 	RenewCertificates bool
+	// RotateEncryptionKey rotates the key that encrypts Secrets at rest (a plan step, see
+	// plan.StepRotateKey).
+	RotateEncryptionKey bool
 	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
@@ -80,6 +83,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		return err
 	}
 	desired.Plan.NoPoolWait = !opts.WaitPools
+	desired.Plan.RotateEncryptionKey = opts.RotateEncryptionKey
 	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err

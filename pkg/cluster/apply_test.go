@@ -66,9 +66,10 @@ func TestDryRunPlansAFreshCluster(t *testing.T) {
 	}
 	for _, name := range []string{"10.0.0.1", "10.0.0.2"} {
 		for _, call := range fleet.Get(name).Calls() {
-			// Reads only: the probe, and the certificates' expiry that apply warns of.
+			// Reads only: the probe (the encryption configuration's included), and the
+			// certificates' expiry that apply warns of.
 			switch call.Command {
-			case "script probe", "script 'read the prerequisites hash'", "hostname", "script status":
+			case "script probe", "script 'read the prerequisites hash'", "hostname", "script status", "script encryption-state":
 			default:
 				t.Errorf("a dry run ran %q on %s", call.Command, name)
 			}

@@ -36,7 +36,7 @@ type Desired struct {
 // environment; it changes nothing.
 func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
 	d := &Desired{
-		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}},
+		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}, Encryption: c.Encryption.Enabled},
 		Rendered: phases.Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}},
 	}
 	cas, err := registryCAs(c)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/encryption"
 )
 
 // InitConfig renders the file for `kubeadm init --config` on the leader: InitConfiguration,
@@ -30,6 +31,15 @@ func UploadCertsConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParam
 		return nil, fmt.Errorf("uploading certificates needs a certificate key")
 	}
 	return renderInit(c, node, kubelet, InitSecrets{CertificateKey: key})
+}
+
+// ControlPlaneConfig renders the file for the kubeadm phases that rewrite what a running
+// cluster's control plane is configured with from the manifest, with no secret in it:
+// `kubeadm init phase upload-config kubeadm --config` (the cluster's ClusterConfiguration, which
+// later joins and upgrades read) and `kubeadm init phase control-plane apiserver --config` (a
+// control plane's kube-apiserver static pod, which the kubelet then restarts).
+func ControlPlaneConfig(c *v1beta1.Cluster, node NodeParams, kubelet KubeletParams) ([]byte, error) {
+	return renderInit(c, node, kubelet, InitSecrets{})
 }
 
 // renderInit renders the init documents; secrets.Token may be empty for no bootstrap token.
@@ -118,7 +128,24 @@ func clusterConfig(c *v1beta1.Cluster) (clusterConfiguration, error) {
 	if r := c.RegistryConfiguration; r != nil && r.OverwriteRegistry != "" {
 		cfg.ImageRepository = r.OverwriteRegistry
 	}
+	if c.Encryption.Enabled {
+		encryptSecrets(&cfg.APIServer)
+	}
 	return cfg, nil
+}
+
+// encryptSecrets points the API server at the encryption configuration (package encryption
+// owns the file), mounted read-only from the control plane: the whole directory, not the file,
+// because slipway replaces the file by renaming a new one over it, which a file mount would not
+// follow. With automatic reload the API server reads the file again when it changes (kube-apiserver
+// checks once a minute), so a key rotation needs no restart.
+func encryptSecrets(a *apiServer) {
+	a.ExtraArgs = append(a.ExtraArgs,
+		arg{Name: "encryption-provider-config", Value: encryption.File},
+		arg{Name: "encryption-provider-config-automatic-reload", Value: "true"})
+	a.ExtraVolumes = append(a.ExtraVolumes, hostPathMount{
+		Name: "encryption-config", HostPath: encryption.Dir, MountPath: encryption.Dir, ReadOnly: true, PathType: "DirectoryOrCreate",
+	})
 }
 
 // certSANs lists every name the API server certificate must carry beyond what kubeadm adds

@@ -80,6 +80,11 @@ func goldenCases() []goldenCase {
 			return kubeadm.JoinConfig(c, node(c.ControlPlane.Hosts[2], "SystemVerification"),
 				kubeadm.JoinParams{Token: token, CACertHashes: []string{caHash}, ControlPlane: true, CertificateKey: certKey})
 		}},
+		{"control-plane-ha-encryption", func(t *testing.T) ([]byte, error) {
+			c := load(t, "ha")
+			c.Encryption.Enabled = true
+			return kubeadm.ControlPlaneConfig(c, node(c.ControlPlane.Hosts[1]), kubeadm.KubeletParams{CgroupV1: true})
+		}},
 		{"upgrade-ha", func(t *testing.T) ([]byte, error) {
 			c := load(t, "ha")
 			return kubeadm.UpgradeConfig(c, node(c.ControlPlane.Hosts[0], "SystemVerification"))
@@ -100,6 +105,35 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, tc.name, got)
 		})
+	}
+}
+
+// TestEncryptionArgs: the API server gets the encryption configuration, reloaded when it
+// changes, from its directory mounted read-only, only when the manifest enables encryption;
+// and the configuration for reconfiguring a control plane carries no secret.
+func TestEncryptionArgs(t *testing.T) {
+	for _, enabled := range []bool{false, true} {
+		c := load(t, "ha")
+		c.Encryption.Enabled = enabled
+		cfg, err := kubeadm.ControlPlaneConfig(c, node(c.ControlPlane.Hosts[0]), kubeadm.KubeletParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(cfg)
+		for _, want := range []string{
+			"- name: encryption-provider-config\n      value: /etc/kubernetes/encryption/config.yaml\n",
+			"- name: encryption-provider-config-automatic-reload\n      value: \"true\"\n",
+			"- name: encryption-config\n      hostPath: /etc/kubernetes/encryption\n      mountPath: /etc/kubernetes/encryption\n      readOnly: true\n",
+		} {
+			if strings.Contains(text, want) != enabled {
+				t.Errorf("encryption.enabled %v: the configuration has %q: %v\n%s", enabled, want, !enabled, text)
+			}
+		}
+		for _, secret := range []string{"token:", "certificateKey:", "bootstrapTokens"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("ControlPlaneConfig carries %s:\n%s", secret, text)
+			}
+		}
 	}
 }
 

@@ -88,8 +88,17 @@ type controlPlaneComponent struct {
 }
 
 type apiServer struct {
-	ExtraArgs []arg    `json:"extraArgs,omitempty"`
-	CertSANs  []string `json:"certSANs,omitempty"`
+	ExtraArgs    []arg           `json:"extraArgs,omitempty"`
+	ExtraVolumes []hostPathMount `json:"extraVolumes,omitempty"`
+	CertSANs     []string        `json:"certSANs,omitempty"`
+}
+
+type hostPathMount struct {
+	Name      string `json:"name"`
+	HostPath  string `json:"hostPath"`
+	MountPath string `json:"mountPath"`
+	ReadOnly  bool   `json:"readOnly,omitempty"`
+	PathType  string `json:"pathType,omitempty"`
 }
 
 type etcd struct {

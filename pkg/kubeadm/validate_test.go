@@ -91,3 +91,44 @@ func TestKubeadmAppliesKubeletPatch(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeadmWritesEncryptionArgs lets kubeadm write the kube-apiserver static pod from the
+// configuration that reconfigures a control plane, in dry-run mode, and checks that it runs
+// with the encryption configuration, reloaded automatically, mounted read-only.
+func TestKubeadmWritesEncryptionArgs(t *testing.T) {
+	bin := kubebin.Kubeadm(t, "v1.36.3")
+	c := load(t, "ha")
+	c.Versions.Kubernetes = "v1.36.3"
+	c.Encryption.Enabled = true
+	host := c.ControlPlane.Hosts[1]
+	cfg, err := kubeadm.ControlPlaneConfig(c, node(host), kubeadm.KubeletParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg = []byte(strings.ReplaceAll(string(cfg), kubeadm.PatchesDir, filepath.Join(dir, "patches")))
+	if err := os.WriteFile(filepath.Join(dir, "cp.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dryRun := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "init", "phase", "control-plane", "apiserver", "--dry-run", "--config", filepath.Join(dir, "cp.yaml"))
+	cmd.Env = append(os.Environ(), "KUBEADM_INIT_DRYRUN_DIR="+dryRun)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubeadm init phase control-plane apiserver: %v\n%s", err, out)
+	}
+	written, err := os.ReadFile(filepath.Join(dryRun, "kube-apiserver.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- --encryption-provider-config=/etc/kubernetes/encryption/config.yaml",
+		"- --encryption-provider-config-automatic-reload=true",
+		"- --advertise-address=" + host.PrivateAddress,
+		"mountPath: /etc/kubernetes/encryption\n      name: encryption-config\n      readOnly: true",
+		"path: /etc/kubernetes/encryption\n      type: DirectoryOrCreate\n    name: encryption-config",
+	} {
+		if !strings.Contains(string(written), want) {
+			t.Errorf("kube-apiserver.yaml written by kubeadm lacks %q:\n%s", want, written)
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
-// The kubeadm-init phase creates the cluster on the leader: it renders the init configuration
-// with a new bootstrap token and certificate key, runs kubeadm init with the certificates
+// The kubeadm-init phase creates the cluster on the leader: with encryption.enabled it first
+// puts a new encryption configuration there (see ensureEncryption), then it renders the init
+// configuration with a new bootstrap token and certificate key, runs kubeadm init with the certificates
 // uploaded (and neither secret printed), and waits for the API. The joins of the same run use
 // that token and key.
 var _ = register(Phase{
@@ -31,6 +32,7 @@ type initConfigRun interface {
 type initRun interface {
 	nodes
 	initConfigRun
+	encryptionRun
 	initialised(token, key string)
 	Reconnect()
 	WaitAPI(ctx context.Context, timeout time.Duration) (*kube.Client, error)
@@ -57,6 +59,10 @@ func newInitConfig(r initConfigRun, n Node) (cfg []byte, token, key string, err 
 func initCluster(ctx context.Context, r initRun, host string) error {
 	n, err := r.Node(host)
 	if err != nil {
+		return err
+	}
+	// The API server starts with the encryption configuration, so it must be there first.
+	if err := ensureEncryption(ctx, r, n, startInit); err != nil {
 		return err
 	}
 	cfg, token, key, err := newInitConfig(r, n)

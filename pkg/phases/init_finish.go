@@ -24,6 +24,7 @@ var _ = register(Phase{
 type finishInitRun interface {
 	nodeMetadataRun
 	initConfigRun
+	encryptionRun
 	initialised(token, key string)
 	WaitAPI(ctx context.Context, timeout time.Duration) (*kube.Client, error)
 }
@@ -34,6 +35,9 @@ func finishInit(ctx context.Context, r finishInitRun, host string) error {
 	}
 	n, err := r.Node(host)
 	if err != nil {
+		return err
+	}
+	if err := ensureEncryption(ctx, r, n, startFinish); err != nil {
 		return err
 	}
 	cfg, token, key, err := newInitConfig(r, n)

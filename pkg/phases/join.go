@@ -35,6 +35,7 @@ var (
 type joinRun interface {
 	nodeMetadataRun
 	manifest
+	encryptionRun
 	NodeParams(n Node) (kubeadm.NodeParams, error)
 	JoinCredentials(ctx context.Context, c *kube.Client, controlPlane bool) (token, key string, err error)
 }
@@ -55,6 +56,13 @@ func join(ctx context.Context, r joinRun, host string, controlPlane bool) error 
 	np, err := r.NodeParams(n)
 	if err != nil {
 		return err
+	}
+	if controlPlane {
+		// Its API server starts with kubeadm's ClusterConfiguration, which names the encryption
+		// configuration once the cluster encrypts Secrets: the file must be there first.
+		if err := ensureEncryption(ctx, r, n, startJoin); err != nil {
+			return err
+		}
 	}
 	jp := kubeadm.JoinParams{Token: token, CACertHashes: []string{hash}, ControlPlane: controlPlane, CertificateKey: key}
 	cfg, err := kubeadm.JoinConfig(r.Manifest(), np, jp)

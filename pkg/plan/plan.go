@@ -34,6 +34,10 @@ const (
 	StepMachineDeployment = "machine-deployments"
 	StepWaitReady         = "wait-nodes-ready"
 	StepWaitPools         = "wait-pools"
+	StepEncryptionConfig  = "encryption-config"
+	StepEncryptionServer  = "encryption-apiserver"
+	StepEncryptSecrets    = "encrypt-secrets"
+	StepRotateKey         = "rotate-encryption-key"
 )
 
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
@@ -42,7 +46,7 @@ var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepInit, StepInitFinish, StepCNI, StepAdoptCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
-	StepMachineDeployment, StepWaitPools,
+	StepMachineDeployment, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -94,12 +98,15 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.containerdMoves() // joined nodes whose containerd is too old for the version, one at a time
-	b.upgrades()        // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
-	b.nodes()           // serving certificates approved, Node metadata, every node Ready
-	b.images()          // machineController.imageArchive into the control planes' containerd
-	b.addons()          // the cloud-controller-manager, the machine-controller, then the MachineDeployments
-	b.pools()           // every worker pool's Machines Ready Nodes
+	b.containerdMoves()                    // joined nodes whose containerd is too old for the version, one at a time
+	b.upgrades()                           // the leader's kubeadm upgrade apply, then every node in upgradeIndex order
+	if err := b.encryption(); err != nil { // Secrets encrypted at rest, API servers one at a time; a key rotation
+		return nil, err
+	}
+	b.nodes()  // serving certificates approved, Node metadata, every node Ready
+	b.images() // machineController.imageArchive into the control planes' containerd
+	b.addons() // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.pools()  // every worker pool's Machines Ready Nodes
 	return b.plan, nil
 }
 

@@ -95,10 +95,28 @@ type ClusterState struct {
 	Pools map[string]PoolState `json:"pools,omitempty"`
 }
 
+// EncryptionState is what the control planes hold of the encryption of Secrets at rest. It
+// names keys and files by name and hash, never a key.
+type EncryptionState struct {
+	// Files maps each control plane that holds an encryption configuration to its hash.
+	Files map[string]string `json:"files,omitempty"`
+	// Configured lists the control planes whose kube-apiserver reads the configuration.
+	Configured []string `json:"configured,omitempty"`
+	// Source is the control plane whose file is the truth: the leader's, else the first
+	// control plane with one, in manifest order.
+	Source string `json:"source,omitempty"`
+	// Holds says, by key names, what the source file holds.
+	Holds string `json:"holds,omitempty"`
+	// Pending says what the source file still needs to be at rest (a rotation, or the enabling
+	// of encryption, under way), "" when nothing.
+	Pending string `json:"pending,omitempty"`
+}
+
 // Observed is everything probing found.
 type Observed struct {
-	Hosts   []HostState  `json:"hosts"`
-	Cluster ClusterState `json:"cluster"`
+	Hosts      []HostState     `json:"hosts"`
+	Cluster    ClusterState    `json:"cluster"`
+	Encryption EncryptionState `json:"encryption,omitzero"`
 }
 
 // DesiredHost is a host as the manifest wants it.
@@ -133,4 +151,7 @@ type Desired struct {
 	// Apply waits until their Machines are Ready Nodes, unless NoPoolWait (--wait-pools=false).
 	Pools      []string
 	NoPoolWait bool
+	// Encryption is encryption.enabled; RotateEncryptionKey is apply --rotate-encryption-key.
+	Encryption          bool
+	RotateEncryptionKey bool
 }

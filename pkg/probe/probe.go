@@ -56,5 +56,8 @@ func All(ctx context.Context, in Input) (*Observed, error) {
 		return nil, err
 	}
 	o.State.Cluster = *cs
+	if o.State.Encryption, err = encryptionState(ctx, in, o.Nodes); err != nil {
+		return nil, err
+	}
 	return o, nil
 }

@@ -360,3 +360,8 @@ func (e *Env) WithoutAdmission(t testing.TB, fn func()) {
 }
 
 var errorsJoin = errors.Join
+
+// BinaryDir returns the directory holding kube-apiserver and etcd, for tests that start an
+// environment of their own (one with other API server flags): KUBEBUILDER_ASSETS, or
+// test/kube/build.sh's cache. The error says how to get them.
+func BinaryDir() (string, error) { return binDir(repoRoot()) }

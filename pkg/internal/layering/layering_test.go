@@ -25,6 +25,7 @@ var rules = []struct {
 	{"pkg/scripts", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
 	{"pkg/kubeadm", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
 	{"pkg/bootstrap", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access", "pkg/controller"}, "renderers are pure functions"},
+	{"pkg/encryption", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "the encryption configuration is rendered and read by pure functions; the phases ship it"},
 	{"pkg/addons", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access"}, "renderers are pure functions"},
 	{"pkg/plan", []string{"pkg/ssh", "pkg/kube", "pkg/cluster", "pkg/phases", "pkg/probe", "pkg/access", "pkg/applied", "pkg/inventory"}, "planning is a pure function of the desired and observed states"},
 	{"pkg/probe", []string{"pkg/phases", "pkg/cluster", "pkg/cli"}, "the probe observes: it uses nothing of the executor, so observing can never change the cluster"},

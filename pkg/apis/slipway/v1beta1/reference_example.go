@@ -125,6 +125,7 @@ func referenceCluster() Cluster {
 				MachineObjectAnnotations: map[string]string{"cluster.k8s.io/deletion-policy": "graceful"},
 			},
 		}},
-		Proxy: Proxy{HTTP: "", HTTPS: "", NoProxy: ""},
+		Proxy:      Proxy{HTTP: "", HTTPS: "", NoProxy: ""},
+		Encryption: Encryption{Enabled: true},
 	}
 }

@@ -328,6 +328,20 @@ func TestAdoption(t *testing.T) {
 			want: "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; wait-nodes-ready",
 		},
 		{
+			name: "an upgrade that turns on signed kubelet serving certificates approves the upgraded kubelets' requests",
+			change: func(d *Desired, o *Observed) {
+				adopted(d, o)
+				d.Version = "1.37.2"
+				o.Cluster.KubeletServingUnsigned = true
+			},
+			want: "upgrade-preflight; upgrade-control-plane-leader on cp-1; upgrade-node on cp-3; upgrade-node on cp-2; upgrade-node on w-1; approve-csrs; wait-nodes-ready",
+		},
+		{
+			name:   "without an upgrade, unsigned kubelet serving certificates are left alone",
+			change: func(d *Desired, o *Observed) { adopted(d, o); o.Cluster.KubeletServingUnsigned = true },
+			want:   "",
+		},
+		{
 			name:   "a host whose containerd is stopped runs the prerequisites",
 			change: func(_ *Desired, o *Observed) { o.Hosts[3].ContainerdActive = false },
 			want:   "adopt-host on cp-1; adopt-host on cp-2; adopt-host on cp-3; prerequisites on w-1; adopt-cni",

@@ -195,8 +195,12 @@ func (b *builder) upgrades() {
 // requests wait, Node labels, annotations and taints where they differ from the manifest, and
 // a wait for every node to be Ready after joins, upgrades, or when one is not.
 func (b *builder) nodes() {
-	if b.joining || b.o.Cluster.PendingCSRs {
+	switch {
+	case b.joining || b.o.Cluster.PendingCSRs:
 		b.add(StepApproveCSRs, "", "kubelet serving certificates of new nodes need approval", false)
+	case b.upgrading && b.o.Cluster.KubeletServingUnsigned:
+		b.add(StepApproveCSRs, "", "the upgrade has the kubelets ask the cluster to sign their serving certificates (serverTLSBootstrap), "+
+			"which the tool that installed the cluster did not: their requests need approval", false)
 	}
 	for _, name := range b.o.Cluster.MetadataDrift {
 		b.add(StepNodeMetadata, name, "Node labels, annotations or taints differ from the manifest", false)

@@ -82,6 +82,11 @@ type ClusterState struct {
 	CNIs []string `json:"cnis,omitempty"`
 	// Addons lists what slipway has applied, by name, with the hash of what was applied.
 	Addons map[string]string `json:"addons,omitempty"`
+	// KubeletServingUnsigned is true when the kubelet-config ConfigMap does not have the kubelets
+	// ask the cluster to sign their serving certificates (serverTLSBootstrap), as in a cluster
+	// another tool installed: slipway's upgrade turns it on, and the upgraded kubelets' requests
+	// then need approval.
+	KubeletServingUnsigned bool `json:"kubeletServingUnsigned,omitempty"`
 	// PendingCSRs is true when kubelet serving certificate requests of the manifest's hosts
 	// await approval.
 	PendingCSRs bool `json:"pendingCSRs,omitempty"`

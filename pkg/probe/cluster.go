@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/slipway-dev/slipway/pkg/applied"
@@ -82,6 +83,9 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 	if cs.Etcd, err = etcdMembers(ctx, in); err != nil {
 		return nil, err
 	}
+	if cs.KubeletServingUnsigned, err = kubeletServingUnsigned(ctx, c); err != nil {
+		return nil, err
+	}
 	if cs.PendingCSRs, err = pendingCSRs(ctx, c, o.Nodes); err != nil {
 		return nil, err
 	}
@@ -116,6 +120,26 @@ func nodes(ctx context.Context, c *kube.Client) (map[string]*plan.NodeState, err
 		out[n.Name] = ns
 	}
 	return out, nil
+}
+
+// kubeletServingUnsigned reports whether kubeadm's kubelet-config ConfigMap leaves
+// serverTLSBootstrap off (kubelets with self-signed serving certificates). A cluster without the
+// ConfigMap is not kubeadm's and reports false.
+func kubeletServingUnsigned(ctx context.Context, c *kube.Client) (bool, error) {
+	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, "kubelet-config", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading kube-system/kubelet-config: %w", err)
+	}
+	var kc struct {
+		ServerTLSBootstrap bool `yaml:"serverTLSBootstrap"`
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data["kubelet"]), &kc); err != nil {
+		return false, fmt.Errorf("reading kube-system/kubelet-config: %w", err)
+	}
+	return !kc.ServerTLSBootstrap, nil
 }
 
 // ClusterVersion reads the control plane's Kubernetes version from kubeadm's ClusterConfiguration

@@ -92,3 +92,40 @@ func TestRunningCNIs(t *testing.T) {
 		t.Errorf("running CNIs %v, want %v", got, want)
 	}
 }
+
+// TestKubeletServingUnsigned reads kubeadm's kubelet-config ConfigMap from a real
+// kube-apiserver: absent (not a kubeadm cluster), serverTLSBootstrap off as raw kubeadm leaves
+// it, then on as slipway sets it.
+func TestKubeletServingUnsigned(t *testing.T) {
+	env := envtest.Get(t)
+	kc, err := kube.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cms := kc.Kube.CoreV1().ConfigMaps("kube-system")
+	check := func(want bool) {
+		t.Helper()
+		got, err := kubeletServingUnsigned(ctx, kc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("kubelet serving certificates unsigned: %t, want %t", got, want)
+		}
+	}
+	check(false)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubelet-config", Namespace: "kube-system"},
+		Data: map[string]string{"kubelet": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\n"}}
+	cm, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cms.Delete(context.Background(), "kubelet-config", metav1.DeleteOptions{}) })
+	check(true)
+	cm.Data["kubelet"] += "serverTLSBootstrap: true\n"
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check(false)
+}

@@ -37,7 +37,7 @@ func TestAdopt(t *testing.T) {
 	// KubeOne has no field for them; they are laid over the migrated manifest below.
 	sandboxOnly := func(version string) map[string]any {
 		var m map[string]any
-		data, err := os.ReadFile(h.writeManifest("sandbox-"+version+".yaml", manifestParams{Name: "e2e-adopt", Version: version,
+		data, err := os.ReadFile(h.writeManifest("sandbox-"+version+".yaml", manifestParams{Name: "e2e", Version: version,
 			ControlPlanes: h.hosts(cp.Name), Workers: h.hosts(worker.Name), Endpoint: cp.IP, CNI: "{external: {}}"}))
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestAdopt(t *testing.T) {
 
 	kubeone := h.writeRaw("kubeone.yaml", fmt.Sprintf(`apiVersion: kubeone.k8c.io/v1beta2
 kind: KubeOneCluster
-name: e2e-adopt
+name: e2e
 versions:
   kubernetes: %[1]s
 controlPlane:
@@ -118,7 +118,7 @@ machineController:
 		if p := h.plan(m); len(p.Steps) != 0 {
 			t.Errorf("the plan after adoption: %v; want nothing to do", stepList(p))
 		}
-		h.expectNodes(h.kube("e2e-adopt"), hosts, previous)
+		h.expectNodes(h.kube("e2e"), hosts, previous)
 	})
 
 	t.Run("the adopted cluster upgrades to the next minor", func(t *testing.T) {
@@ -126,7 +126,7 @@ machineController:
 		m := manifest(current)
 		h.expectPlanStartsWith(m, plan.StepUpgradePreflight)
 		h.mustApply(m)
-		c := h.kube("e2e-adopt")
+		c := h.kube("e2e")
 		h.expectNodes(c, hosts, current)
 		if p := h.plan(m); len(p.Steps) != 0 {
 			t.Errorf("the plan after the upgrade: %v; want nothing to do", stepList(p))

@@ -88,13 +88,13 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	PATH="$(TOOLS):$$PATH" \
 	$(GO) test -json -count=1 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
-# The e2e tests run one at a time: TestQuickStart (about 6 minutes), then TestLifecycle and
-# TestPools. E2E_PARALLEL=2 runs the last two side by side (each has its own sandbox); on 2 cores
+# The e2e tests run one at a time: TestQuickStart (about 6 minutes), then TestLifecycle,
+# TestPools and TestAdopt (about 6 minutes). E2E_PARALLEL=2 runs the last two side by side (each has its own sandbox); on 2 cores
 # the load reaches 20-30, the probed upgrade drops requests, and it saves little. E2E_SKIP takes a
 # test name pattern to leave out (go test -skip).
 E2E_PARALLEL ?= 1
 E2E_SKIP ?=
-test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, then TestPools (E2E_PARALLEL=2 runs the last two side by side)
+test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, TestPools, then TestAdopt (E2E_PARALLEL=2 runs the last three two at a time)
 	$(GO) test -count=1 -timeout 80m -parallel $(E2E_PARALLEL) $(if $(E2E_SKIP),-skip '$(E2E_SKIP)') -v ./test/e2e
 
 .PHONY: test-e2e-pools
@@ -104,6 +104,10 @@ test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as h
 .PHONY: test-e2e-pools-1cp
 test-e2e-pools-1cp: ## end-to-end: TestPools with one control plane, quicker for a local run (CI runs it HA)
 	SLIPWAY_E2E_POOLS_HA=0 $(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
+
+.PHONY: test-e2e-adopt
+test-e2e-adopt: ## end-to-end: a cluster installed KubeOne-style without slipway, its KubeOne manifest migrated, adopted by apply (nothing restarted), then upgraded (TestAdopt alone)
+	$(GO) test -count=1 -timeout 30m -v -run 'TestAdopt$$' ./test/e2e
 
 .PHONY: test-e2e-quickstart
 test-e2e-quickstart: ## end-to-end: the OpenStack quick start, terraform apply → slipway apply -t → pool → reset → terraform destroy (TestQuickStart alone)

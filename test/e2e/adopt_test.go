@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
@@ -77,7 +78,9 @@ containerRuntime:
       ghcr.io: {mirrors: ["%[8]s"]}
 machineController:
   deploy: false
-`, previous, cp.IP, cp.Name, worker.IP, worker.Name, h.sb.Path(sandboxapi.KeyFile), podSubnet, h.sb.Assets.Registry, cp.HostKey, worker.HostKey))
+`, previous, cp.IP, cp.Name, worker.IP, worker.Name, h.sb.Path(sandboxapi.KeyFile), podSubnet, h.sb.Assets.Registry,
+		// KubeOne's host keys are bytes: base64 in its YAML.
+		base64.StdEncoding.EncodeToString([]byte(cp.HostKey)), base64.StdEncoding.EncodeToString([]byte(worker.HostKey))))
 	r := h.slipway(nil, "config", "migrate", "--from-kubeone", kubeone)
 	if r.code != 0 {
 		t.Fatalf("config migrate failed with exit code %d", r.code)

@@ -109,6 +109,10 @@ test-e2e-pools-1cp: ## end-to-end: TestPools with one control plane, quicker for
 test-e2e-adopt: ## end-to-end: a cluster installed KubeOne-style without slipway, its KubeOne manifest migrated, adopted by apply (nothing restarted), then upgraded (TestAdopt alone)
 	$(GO) test -count=1 -timeout 30m -v -run 'TestAdopt$$' ./test/e2e
 
+.PHONY: test-e2e-encryption
+test-e2e-encryption: ## end-to-end: encryption of Secrets at rest enabled on a running cluster and its key rotated (TestEncryption, -tags encryption; not in CI yet, for time)
+	$(GO) test -tags encryption -count=1 -timeout 30m -v -run 'TestEncryption$$' ./test/e2e
+
 .PHONY: test-e2e-quickstart
 test-e2e-quickstart: ## end-to-end: the OpenStack quick start, terraform apply → slipway apply -t → pool → reset → terraform destroy (TestQuickStart alone)
 	$(GO) test -count=1 -timeout 45m -v -run 'TestQuickStart$$' ./test/e2e

@@ -3,9 +3,7 @@ package phases
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/scripts"
 )
@@ -46,5 +44,5 @@ func adoptHost(ctx context.Context, r adoptHostRun, host string) error {
 	if err := n.SSH.Script(ctx, "adopt", script).Run(); err != nil {
 		return err
 	}
-	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")
+	return recordPrerequisites(ctx, n, record)
 }

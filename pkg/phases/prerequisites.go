@@ -51,6 +51,12 @@ func runPrerequisites(ctx context.Context, r prerequisitesRun, n Node, env ...st
 	if err := cmd.Run(); err != nil {
 		return err
 	}
+	return recordPrerequisites(ctx, n, record)
+}
+
+// recordPrerequisites writes the host's prerequisites record (applied.PrereqRecord), root-only,
+// where the next probe reads it.
+func recordPrerequisites(ctx context.Context, n Node, record string) error {
 	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")
 }
 

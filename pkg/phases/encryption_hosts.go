@@ -19,7 +19,8 @@ import (
 // each (the source being the leader's), written to each, keys made on the leader, and the wait
 // until a control plane's own API server uses a given file.
 
-// controlPlaneNodes returns the control planes, the leader first.
+// controlPlaneNodes returns the control planes in r.Nodes() order: inventory.Nodes puts the
+// leader first.
 func controlPlaneNodes(r encryptionRun) ([]Node, error) {
 	var out []Node
 	for _, in := range r.Nodes() {
@@ -48,8 +49,8 @@ func hideKeys(r interface{ hide(values ...string) }, data []byte) (encryption.Co
 	return c, nil
 }
 
-// sourceConfig reads the encryption configuration that is the truth: the leader's, else the
-// first control plane's that has one, skipping skip (a host that joins, whose leftover file
+// sourceConfig reads the encryption configuration that is the truth: the first control plane's
+// in cps (leader first, as inventory.Nodes orders them; the probe's rule) that has one, skipping skip (a host that joins, whose leftover file
 // would not be). ok is false when no control plane has one.
 func sourceConfig(ctx context.Context, r encryptionRun, cps []Node, skip string) (c encryption.Config, data []byte, from string, ok bool, err error) {
 	for _, n := range cps {

@@ -12,7 +12,8 @@ import (
 
 // encryptionState reads what every control plane holds of the encryption of Secrets at rest:
 // its encryption configuration file, known by hash, and whether its API server reads it. The
-// source's file (the leader's, else the first control plane's that has one) is read through
+// source's file (the first control plane's that has one, in inventory.Nodes' order, which puts
+// the leader first: the rule phases' sourceConfig follows) is read through
 // to say, by key names, what it holds and whether a rotation is under way. The keys pass
 // through memory only: what comes back names keys and hashes.
 func encryptionState(ctx context.Context, in Input, nodes []*inventory.Node) (plan.EncryptionState, error) {
@@ -33,7 +34,7 @@ func encryptionState(ctx context.Context, in Input, nodes []*inventory.Node) (pl
 			continue
 		}
 		st.Files[n.Name] = encryption.Hash(e.Data)
-		if st.Source == "" || n.Host.IsLeader {
+		if st.Source == "" {
 			st.Source, source = n.Name, e.Data
 		}
 	}

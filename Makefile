@@ -168,6 +168,11 @@ test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a 
 	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver) \
 	$(GO) test -count=1 -v ./test/ccm/...
 
+# ---- conformance: the Kubernetes conformance suite (test/conformance, see its README) --------
+.PHONY: conformance-build
+conformance-build: ## build e2e.test, ginkgo and agnhost for KUBE_VERSION from the Go module proxy (cached; cold about 20 minutes on 2 busy cores), and agnhost's image
+	test/conformance/build.sh $(KUBE_VERSION)
+
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
 SANDBOX_FLAGS ?= --hosts 4 --lb
 

@@ -67,7 +67,11 @@ func assemble(s Spec, base *gzLayer, o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the binary: %w", err)
 	}
-	binTar, err := layerTar([]file{{name: s.Path, mode: 0o755, data: bin}}, o.Created)
+	files := []file{{name: s.Path, mode: 0o755, data: bin}}
+	for _, f := range s.Files {
+		files = append(files, file{name: f.Name, mode: f.Mode, data: f.Data, link: f.Link})
+	}
+	binTar, err := layerTar(files, o.Created)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +79,10 @@ func assemble(s Spec, base *gzLayer, o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	user := strconv.Itoa(NonRoot)
+	user := s.User
+	if user == "" {
+		user = strconv.Itoa(NonRoot) + ":" + strconv.Itoa(NonRoot)
+	}
 	cfg := &v1.ConfigFile{
 		Architecture: "amd64",
 		OS:           "linux",
@@ -84,7 +91,7 @@ func assemble(s Spec, base *gzLayer, o Options) (v1.Image, error) {
 			Entrypoint: s.Entrypoint,
 			Cmd:        s.Cmd,
 			Env:        []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "SSL_CERT_FILE=/" + caBundle},
-			User:       user + ":" + user,
+			User:       user,
 			WorkingDir: "/",
 			Labels:     s.Labels,
 		},

@@ -2,7 +2,9 @@
 // image to pull: the machine-controller, and the OpenStack cloud-controller-manager that slipway
 // ships beside it under upstream's name. Each image is FROM scratch plus what a static Go program
 // needs at run time (passwd and group with the non-root user 65532, nsswitch.conf, a CA bundle
-// from the NSS roots pinned in go.mod, a writable /tmp) and the binary, with OCI labels.
+// from the NSS roots pinned in go.mod, a writable /tmp) and the binary, with OCI labels. A Spec
+// may add files and links beside the binary and run as another user, which the conformance
+// suite's agnhost image needs (test/conformance/image).
 //
 // Assembly is reproducible: equal binaries and options give equal digests on any machine. Layer
 // entries are sorted, owned by 0:0 with fixed modes and times (Options.Created, from

@@ -162,6 +162,63 @@ func TestAssembleContents(t *testing.T) {
 	checkBase(t, layerEntries(t, base0[0]), created)
 }
 
+func TestAssembleExtraFiles(t *testing.T) {
+	bin := fakeBinary(t, "static binary", 0o755, time.Now())
+	s := Spec{
+		Refs: []string{"example.test/tool:v1"}, Binary: bin, Path: "tool", Entrypoint: []string{"/tool"}, User: "0:0",
+		Files: []File{
+			{Name: "tool-2", Link: "tool"},
+			{Name: "etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/sbin/nologin\n")},
+			{Name: "uploads/", Mode: 0o755},
+			{Name: "/certs/tls.key", Mode: 0o600, Data: []byte("key")},
+		},
+	}
+	built, err := Assemble([]Spec{s}, Options{Created: time.Unix(0, 0).UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := built[0].Image.ConfigFile()
+	if err != nil || cfg.Config.User != "0:0" {
+		t.Fatalf("user %q, %v", cfg.Config.User, err)
+	}
+	layers, err := built[0].Image.Layers()
+	if err != nil || len(layers) != 2 {
+		t.Fatalf("%d layers, %v", len(layers), err)
+	}
+	got := map[string]entry{}
+	for _, e := range layerEntries(t, layers[1]) {
+		got[e.hdr.Name] = e
+	}
+	tests := []struct {
+		name     string
+		typeflag byte
+		mode     int64
+		link     string
+		data     string
+	}{
+		{"tool", tar.TypeReg, 0o755, "", "static binary"},
+		{"tool-2", tar.TypeSymlink, 0o777, "tool", ""},
+		{"etc/", tar.TypeDir, 0o755, "", ""},
+		{"etc/passwd", tar.TypeReg, 0o644, "", "root:x:0:0:root:/root:/sbin/nologin\n"},
+		{"uploads/", tar.TypeDir, 0o755, "", ""},
+		{"certs/tls.key", tar.TypeReg, 0o600, "", "key"},
+	}
+	for _, tt := range tests {
+		e, ok := got[tt.name]
+		if !ok {
+			t.Errorf("%s missing from the top layer", tt.name)
+			continue
+		}
+		if e.hdr.Typeflag != tt.typeflag || e.hdr.Mode != tt.mode || e.hdr.Linkname != tt.link || string(e.data) != tt.data {
+			t.Errorf("%s: type %c mode %o link %q data %q", tt.name, e.hdr.Typeflag, e.hdr.Mode, e.hdr.Linkname, e.data)
+		}
+	}
+	s.Files = append(s.Files, File{Name: "tool", Mode: 0o644})
+	if _, err := Assemble([]Spec{s}, Options{}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a file over the binary: err %v", err)
+	}
+}
+
 func checkBase(t *testing.T, entries []entry, created time.Time) {
 	t.Helper()
 	var names []string

@@ -17,12 +17,14 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// file is one entry of a layer: a regular file, or a directory when its name ends in "/".
+// file is one entry of a layer: a regular file, a directory when its name ends in "/", or a
+// symbolic link when link is set.
 type file struct {
 	name string // path in the image, without a leading slash
 	mode int64
 	uid  int
 	data []byte
+	link string
 }
 
 // layerTar returns an uncompressed tar of files in name order, every parent directory made
@@ -51,9 +53,12 @@ func layerTar(files []file, at time.Time) ([]byte, error) {
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		f := entries[name]
 		hdr := &tar.Header{Name: name, Mode: f.mode, Uid: f.uid, Gid: f.uid, ModTime: at, Format: tar.FormatPAX}
-		if strings.HasSuffix(name, "/") {
+		switch {
+		case strings.HasSuffix(name, "/"):
 			hdr.Typeflag = tar.TypeDir
-		} else {
+		case f.link != "":
+			hdr.Typeflag, hdr.Linkname, hdr.Mode = tar.TypeSymlink, f.link, 0o777
+		default:
 			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(f.data))
 		}
 		if err := tw.WriteHeader(hdr); err != nil {

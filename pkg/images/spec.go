@@ -29,6 +29,24 @@ type Spec struct {
 	Entrypoint, Cmd []string
 	// Labels are OCI annotations of the image configuration.
 	Labels map[string]string
+	// User is the image's "user:group"; empty means NonRoot's. Test images that expect to run
+	// as root (agnhost) set "0:0".
+	User string
+	// Files go into the binary's layer beside it: what the program reads at run time besides
+	// the base (agnhost's serving certificates, its second name). A file of the base given
+	// here (etc/passwd) replaces it in this image only.
+	Files []File
+}
+
+// File is one extra entry of an image: a regular file, a directory when Name ends in "/", or
+// a symbolic link to Link when Link is set.
+type File struct {
+	// Name is the path in the image, without a leading slash.
+	Name string
+	// Mode is the permission bits (0o644, 0o755, 0o1777).
+	Mode int64
+	Data []byte
+	Link string
 }
 
 // MachineController is the machine-controller image of slipway at version, built from revision

@@ -16,8 +16,8 @@ bins=("$@")
 
 case "$version" in v1.*.*) ;; *) echo "build.sh: version must look like v1.36.3, got $version" >&2; exit 2 ;; esac
 minor=${version#v1.}; minor=${minor%%.*}
-patch=${version##*.}
-staging="v0.${minor}.${patch}"
+# shellcheck source=test/kube/workmod.sh
+. "$(dirname "$0")/workmod.sh"
 
 cache=${SLIPWAY_CACHE:-$HOME/.cache/slipway}
 gover=$(go env GOVERSION)
@@ -35,25 +35,8 @@ for b in "${bins[@]}"; do [ -x "$bin/$b" ] || missing+=("$b"); done
 
 if [ ${#missing[@]} -gt 0 ]; then
   work="$out/src"
-  mkdir -p "$work"
-  if [ ! -f "$work/go.mod" ]; then
-    gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-    {
-      echo "module slipway.local/kubebuild"
-      echo
-      echo "go 1.24"
-      echo
-      echo "require k8s.io/kubernetes $version"
-      echo
-      grep -E '^\s*k8s.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk -v v="$staging" '{print "replace " $1 " => " $1 " " v}'
-    } >"$work/go.mod.tmp"
-    mv "$work/go.mod.tmp" "$work/go.mod"
-  fi
-  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  ld="-s -w"
-  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld="$ld -X $p.gitVersion=$version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=$now"
-  done
+  kube_workmod "$work" "$version"
+  ld=$(kube_ldflags "$version")
   pkgs=()
   for b in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
   echo "building ${missing[*]} $version (cold: several minutes)" >&2

@@ -1,0 +1,105 @@
+// Command image builds the images of the Kubernetes conformance suite that slipway builds rather
+// than pulls, so far agnhost, from what test/conformance/build.sh built, FROM scratch and
+// reproducibly (package pkg/images), under the reference the suite's e2e.test looks for under an
+// image-repository override. It writes, under -out:
+//
+//	oci/                      an OCI image layout (what a registry serves)
+//	conformance-images.tar    the same as one archive, for docker load and ctr images import
+//	kube-test-repo-list.yaml  the override: e2e.test --kube-test-repo-list, or KUBE_TEST_REPO_LIST
+//
+// and prints each image's reference and digest. Before it writes anything, it checks that
+// e2e.test, given that override, names the image it built. SOURCE_DATE_EPOCH sets the images'
+// time (default: the Unix epoch).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/slipway-dev/slipway/pkg/images"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "image:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("image", flag.ContinueOnError)
+	bin := fs.String("bin", "", "the directory with agnhost and e2e.test (what test/conformance/build.sh prints)")
+	src := fs.String("kubernetes", "", "the k8s.io/kubernetes module directory of the same release (agnhost's VERSION and porter's certificates)")
+	out := fs.String("out", "", "output directory (default: images beside -bin)")
+	registry := fs.String("registry", upstreamRegistry, "where the suite is to look for agnhost: the override's promoterE2eRegistry")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *bin == "" || *src == "" {
+		return errors.New("-bin and -kubernetes are required (test/conformance/build.sh passes them)")
+	}
+	if *out == "" {
+		*out = filepath.Join(filepath.Dir(*bin), "images")
+	}
+	created, err := images.CreatedFrom(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return err
+	}
+	return build(ctx, *bin, *src, *out, *registry, images.Options{Created: created})
+}
+
+func build(ctx context.Context, bin, src, out, registry string, o images.Options) error {
+	spec, err := agnhost(filepath.Join(bin, "agnhost"), src, registry)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	// The override is checked under a temporary name: a refused build leaves the last good one.
+	listFile := filepath.Join(out, "kube-test-repo-list.yaml")
+	if err := os.WriteFile(listFile+".tmp", repoList(registry), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(listFile + ".tmp")
+	if _, err := listed(ctx, filepath.Join(bin, "e2e.test"), listFile+".tmp", spec.Refs...); err != nil {
+		return err
+	}
+	built, err := images.Assemble([]images.Spec{spec}, o)
+	if err != nil {
+		return err
+	}
+	layoutDir := filepath.Join(out, "oci")
+	if err := os.RemoveAll(layoutDir); err != nil {
+		return err
+	}
+	if err := images.WriteLayout(layoutDir, built); err != nil {
+		return err
+	}
+	archive := filepath.Join(out, "conformance-images.tar")
+	if err := images.WriteArchive(archive, built, o.Created); err != nil {
+		return err
+	}
+	if err := os.Rename(listFile+".tmp", listFile); err != nil {
+		return err
+	}
+	for _, b := range built {
+		d, err := b.Image.Digest()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s@%s\n", b.Refs[0], d)
+	}
+	fmt.Printf("layout    %s\narchive   %s\nrepo list %s\n", layoutDir, archive, listFile)
+	return nil
+}

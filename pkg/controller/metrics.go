@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
@@ -76,13 +75,13 @@ func registerMetrics(reader client.Reader) {
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // metricsOptions serves metrics behind the API server's authentication and authorization
-// (TokenReview and SubjectAccessReview of GET /metrics), unless mo.MetricsInsecure: the
+// (TokenReview and SubjectAccessReview of GET /metrics, metricsauth.go), unless mo.MetricsInsecure: the
 // metrics name Machines, Nodes and cloud errors, which is more than anyone who can reach the
 // pod should read.
 func metricsOptions(mo ManagerOptions) metricsserver.Options {
 	o := metricsserver.Options{BindAddress: mo.MetricsAddr}
 	if !mo.MetricsInsecure {
-		o.SecureServing, o.FilterProvider, o.CertDir = true, filters.WithAuthenticationAndAuthorization, mo.MetricsCertDir
+		o.SecureServing, o.FilterProvider, o.CertDir = true, metricsFilter, mo.MetricsCertDir
 	}
 	return o
 }

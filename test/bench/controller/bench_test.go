@@ -136,9 +136,10 @@ func BenchmarkRSS5000(b *testing.B) {
 		r, _ := p.requests()
 		rss, peak, _ := p.memory()
 		heap, _ := p.heap()
+		anon, file, _ := p.split()
 		b.ReportMetric(rss, "MiB-rss")
 		b.ReportMetric(peak, "MiB-peak-rss")
-		fmt.Printf("5000 machines in 10 deployments (qps %d, workers %d, GOMEMLIMIT %q): converged in %.0fs, %.1f API requests per machine; RSS %.0f MiB (peak %.0f), live heap %.0f MiB\n",
-			qps, workers, os.Getenv("BENCH_GOMEMLIMIT"), took.Seconds(), r.total/5000, rss, peak, heap)
+		fmt.Printf("5000 machines in 10 deployments (qps %d, workers %d, GOMEMLIMIT %q): converged in %.0fs, %.1f API requests per machine; RSS %.0f MiB (peak %.0f; anonymous %.0f, file-backed %.0f), live heap %.0f MiB\n",
+			qps, workers, os.Getenv("BENCH_GOMEMLIMIT"), took.Seconds(), r.total/5000, rss, peak, anon, file, heap)
 	}
 }

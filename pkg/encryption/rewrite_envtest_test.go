@@ -34,16 +34,6 @@ type apiserver struct {
 
 func startAPIServer(t *testing.T, initial encryption.Config) *apiserver {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a kube-apiserver and etcd; skipped under -short")
-	}
-	bin, err := envtest.BinaryDir()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
 	dir := t.TempDir()
 	a := &apiserver{t: t, file: filepath.Join(dir, "config.yaml")}
 	data, err := encryption.Render(initial)
@@ -53,19 +43,10 @@ func startAPIServer(t *testing.T, initial encryption.Config) *apiserver {
 	if err := a.Write(context.Background(), data); err != nil {
 		t.Fatal(err)
 	}
-	env := &crenvtest.Environment{BinaryAssetsDirectory: bin}
-	env.ControlPlane.GetAPIServer().Configure().
-		Set("encryption-provider-config", a.file).
-		Set("encryption-provider-config-automatic-reload", "true")
-	cfg, err := env.Start()
-	if err != nil {
-		_ = env.Stop()
-		t.Fatalf("starting kube-apiserver and etcd from %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping kube-apiserver and etcd: %v", err)
-		}
+	cfg, env := envtest.StartOwn(t, func(env *crenvtest.Environment) {
+		env.ControlPlane.GetAPIServer().Configure().
+			Set("encryption-provider-config", a.file).
+			Set("encryption-provider-config-automatic-reload", "true")
 	})
 	if a.kc, err = kubernetes.NewForConfig(cfg); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package mcdeploy
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/test/envtest"
@@ -21,27 +19,7 @@ import (
 // validates them as a cluster would (a unit test only sees that they decode), and reads the
 // Deployment back: its GOMEMLIMIT comes from the container's memory limit.
 func TestRenderedObjectsApply(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a kube-apiserver and etcd; skipped under -short")
-	}
-	bin, err := envtest.BinaryDir()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	env := &crenvtest.Environment{BinaryAssetsDirectory: bin}
-	cfg, err := env.Start()
-	if err != nil {
-		_ = env.Stop()
-		t.Fatalf("starting kube-apiserver and etcd from %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping kube-apiserver and etcd: %v", err)
-		}
-	})
+	cfg, _ := envtest.StartOwn(t, nil)
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		t.Fatal(err)

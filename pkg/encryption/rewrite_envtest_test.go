@@ -131,44 +131,30 @@ func (a *apiserver) checkStored(want map[[2]string]string, key string) {
 	}
 }
 
-// TestEncryptionAtRest runs what apply does against a real kube-apiserver and etcd: encryption
-// enabled on a running API server (key-1 read first, then encrypting, then every Secret
-// rewritten), a key rotation, and a rotation killed after its new key began to encrypt and
-// resumed from the file. After each, every Secret reads back and etcd holds it under the key
-// the file says encrypts.
-func TestEncryptionAtRest(t *testing.T) {
+// The API server polls its encryption configuration once a minute, so each step below waits up
+// to a minute for it. The three tests run side by side, each on an API server of its own that
+// starts from the state the previous one would leave: a cluster enabling encryption, one
+// rotating its key, and one whose rotation was killed midway. Together they are what apply does.
+
+// TestEncryptionEnabled enables encryption on a running API server, as apply does: key-1 read
+// first, then encrypting, then every Secret rewritten under it.
+func TestEncryptionEnabled(t *testing.T) {
+	t.Parallel()
 	k1, err := encryption.NewKey(encryption.FirstKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	staged := encryption.Staged(k1)
 	a := startAPIServer(t, staged)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	data, _ := encryption.Render(staged)
 	if err := a.WaitLoaded(ctx, encryption.Hash(data)); err != nil {
 		t.Fatalf("the metric does not name the configuration the API server started with: %v", err)
 	}
-
-	want := map[[2]string]string{}
-	for _, ns := range []string{"default", "team-a"} {
-		if ns != "default" {
-			if _, err := a.kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i := range 3 {
-			name, value := fmt.Sprintf("s%d", i), fmt.Sprintf("plain-value-%s-%d", ns, i)
-			if _, err := a.kc.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name},
-				Data: map[string][]byte{"value": []byte(value)}}, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			want[[2]string{ns, name}] = value
-		}
-	}
+	want := a.seed(ctx)
 	a.checkStored(want, "") // identity writes while key-1 is only read
 
-	// Enabling: key-1 encrypts, every Secret is rewritten.
 	done, n, err := encryption.Converge(ctx, a, a.kc, staged, a.say)
 	if err != nil {
 		t.Fatal(err)
@@ -177,9 +163,25 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Errorf("enabling rewrote %d Secrets and left %s", n, done.Describe())
 	}
 	a.checkStored(want, "key-1")
+	a.checkNothingShown(staged, done)
+}
 
-	// A rotation.
-	rotated, n, err := encryption.Rotate(ctx, a, a.kc, done, a.say)
+// TestEncryptionRotated rotates the key of a cluster whose Secrets are under key-1: key-2 read
+// first, then encrypting, every Secret rewritten, key-1 gone.
+func TestEncryptionRotated(t *testing.T) {
+	t.Parallel()
+	k1, err := encryption.NewKey(encryption.FirstKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := encryption.Fresh(k1)
+	a := startAPIServer(t, fresh)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	want := a.seed(ctx)
+	a.checkStored(want, "key-1")
+
+	rotated, n, err := encryption.Rotate(ctx, a, a.kc, fresh, a.say)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +189,25 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Errorf("the rotation rewrote %d Secrets and left %s", n, rotated.Describe())
 	}
 	a.checkStored(want, "key-2")
+	a.checkNothingShown(fresh, rotated)
+}
 
-	// A rotation killed once key-3 encrypts, before the rewrite: Secrets under key-2 and key-3.
+// TestEncryptionRotationResumed kills a rotation once key-3 encrypts, before the rewrite, so
+// that Secrets are under key-2 and key-3; the next run reads the file back and finishes that
+// rotation rather than starting one.
+func TestEncryptionRotationResumed(t *testing.T) {
+	t.Parallel()
+	k2, err := encryption.NewKey("key-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotated := encryption.Fresh(k2) // what TestEncryptionRotated leaves
+	a := startAPIServer(t, rotated)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	want := a.seed(ctx)
+	a.checkStored(want, "key-2")
+
 	k3, err := a.NewKey(ctx, rotated.NextKeyName())
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +227,7 @@ func TestEncryptionAtRest(t *testing.T) {
 	a.checkStored(map[[2]string]string{{"default", "during"}: "written-under-key-3"}, "key-3")
 	a.checkStored(want, "key-2")
 	want[[2]string{"default", "during"}] = "written-under-key-3"
-	// The next run reads the file back and finishes that rotation rather than starting one.
+
 	onHost, err := os.ReadFile(a.file)
 	if err != nil {
 		t.Fatal(err)
@@ -225,16 +244,44 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Errorf("the resumed rotation left %s, want key-3 alone", final.Describe())
 	}
 	a.checkStored(want, "key-3")
+	a.checkNothingShown(rotated, started, final)
+}
 
-	// No key was ever said.
-	for _, c := range []encryption.Config{staged, rotated, started, final} {
+// seed creates three Secrets in each of two namespaces and returns their values by namespace
+// and name.
+func (a *apiserver) seed(ctx context.Context) map[[2]string]string {
+	a.t.Helper()
+	want := map[[2]string]string{}
+	for _, ns := range []string{"default", "team-a"} {
+		if ns != "default" {
+			if _, err := a.kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+				a.t.Fatal(err)
+			}
+		}
+		for i := range 3 {
+			name, value := fmt.Sprintf("s%d", i), fmt.Sprintf("plain-value-%s-%d", ns, i)
+			if _, err := a.kc.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Data: map[string][]byte{"value": []byte(value)}}, metav1.CreateOptions{}); err != nil {
+				a.t.Fatal(err)
+			}
+			want[[2]string{ns, name}] = value
+		}
+	}
+	return want
+}
+
+// checkNothingShown fails the test if any line the code under test said holds a key of cs, and
+// logs the lines.
+func (a *apiserver) checkNothingShown(cs ...encryption.Config) {
+	a.t.Helper()
+	for _, c := range cs {
 		for _, k := range c.Keys {
 			for _, line := range a.shown {
 				if strings.Contains(line, base64.StdEncoding.EncodeToString(k.Secret)) || strings.Contains(line, string(k.Secret)) {
-					t.Errorf("a line shows %s: %q", k.Name, line)
+					a.t.Errorf("a line shows %s: %q", k.Name, line)
 				}
 			}
 		}
 	}
-	t.Logf("progress:\n  %s", strings.Join(a.shown, "\n  "))
+	a.t.Logf("progress:\n  %s", strings.Join(a.shown, "\n  "))
 }

@@ -17,6 +17,11 @@ import (
 // OvershootFreeze adds Machines to a settled MachineSet behind its back, as a runaway script or
 // a second controller would. The set and its deployment freeze (condition and event) and delete
 // nothing; once the excess is resolved by hand, they thaw and settle at replicas.
+//
+// The rogue Machines are created while the controller is stopped, and it finds them all when it
+// starts again. Created while it runs, they would reach its cache one by one, and a set that sees
+// one Machine more than replicas+threshold allows at a time deletes each as an ordinary excess:
+// with the threshold at 1, that is what a loaded machine did to this scenario (it never froze).
 func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
 	md := f.deployment("overshoot", 2, intstr.FromInt32(1), intstr.FromInt32(0))
@@ -28,6 +33,14 @@ func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		t.Fatalf("want one machineset, got %d (%v)", len(sets.Items), err)
 	}
 	ms := &sets.Items[0]
+	// The deployment can be complete before its set has recorded that it settled: only a set
+	// that has settled at its spec can tell Machines it did not make from a scale-down of its own.
+	envtest.Eventually(t, wait, "machineset settled", func() (bool, string) {
+		env.Get(t, ms)
+		return ms.Status.ObservedGeneration == ms.Generation && ms.Status.Replicas == 2 && ms.Status.AvailableReplicas == 2,
+			fmt.Sprintf("generation %d, status %+v", ms.Generation, ms.Status)
+	})
+	f.mgr.Stop()
 	var wg sync.WaitGroup
 	extras := make([]*v1alpha1.Machine, 4)
 	for i := range extras {
@@ -40,19 +53,22 @@ func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		go func() { defer wg.Done(); f.create(extras[i]) }()
 	}
 	wg.Wait()
+	f.start()
 	envtest.Eventually(t, wait, "machineset and deployment frozen", func() (bool, string) {
 		env.Get(t, ms)
 		env.Get(t, md)
 		return condTrue(ms.Status.Conditions, v1alpha1.FrozenCondition) && condTrue(md.Status.Conditions, v1alpha1.FrozenCondition),
-			fmt.Sprintf("set %v, deployment %v", ms.Status.Conditions, md.Status.Conditions)
+			fmt.Sprintf("set generation %d observed %d conditions %v, deployment %v, %d machines", ms.Generation, ms.Status.ObservedGeneration, ms.Status.Conditions, md.Status.Conditions, len(f.machines()))
 	})
-	// A deletion that started before the freeze (the set may have seen only some of the rogue
-	// machines) may finish; no new one may start.
+	// The set found all six at once: it froze before deleting any, and deletes none while frozen.
 	live := map[string]bool{}
 	for _, m := range f.machines() {
 		if m.DeletionTimestamp.IsZero() {
 			live[m.Name] = true
 		}
+	}
+	if len(live) != 2+len(extras) {
+		t.Fatalf("%d live machines when the set froze, want %d: it deleted some before freezing", len(live), 2+len(extras))
 	}
 	f.consistently(1500*time.Millisecond, "a frozen set deleting nothing", func() (bool, string) {
 		now := map[string]bool{}

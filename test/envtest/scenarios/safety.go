@@ -18,10 +18,11 @@ import (
 // a second controller would. The set and its deployment freeze (condition and event) and delete
 // nothing; once the excess is resolved by hand, they thaw and settle at replicas.
 //
-// The rogue Machines are created while the controller is stopped, and it finds them all when it
-// starts again. Created while it runs, they would reach its cache one by one, and a set that sees
-// one Machine more than replicas+threshold allows at a time deletes each as an ordinary excess:
-// with the threshold at 1, that is what a loaded machine did to this scenario (it never froze).
+// The rogue Machines are created once the set has recorded that it settled, and while the
+// controller is stopped, so that it finds them all when it starts again. On a loaded machine the
+// scenario used to add them before the set's settled status was written, and a set that has not
+// settled deletes Machines above replicas as its own excess (it never froze). Created while the
+// controller runs, they could also reach its cache one by one, each within the threshold.
 func OvershootFreeze(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	f := setup(t, env, newCloud, nil)
 	md := f.deployment("overshoot", 2, intstr.FromInt32(1), intstr.FromInt32(0))

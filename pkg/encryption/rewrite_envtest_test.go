@@ -140,10 +140,7 @@ func (a *apiserver) checkStored(want map[[2]string]string, key string) {
 // first, then encrypting, then every Secret rewritten under it.
 func TestEncryptionEnabled(t *testing.T) {
 	t.Parallel()
-	k1, err := encryption.NewKey(encryption.FirstKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := mustKey(t, encryption.FirstKey)
 	staged := encryption.Staged(k1)
 	a := startAPIServer(t, staged)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -170,10 +167,7 @@ func TestEncryptionEnabled(t *testing.T) {
 // first, then encrypting, every Secret rewritten, key-1 gone.
 func TestEncryptionRotated(t *testing.T) {
 	t.Parallel()
-	k1, err := encryption.NewKey(encryption.FirstKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := mustKey(t, encryption.FirstKey)
 	fresh := encryption.Fresh(k1)
 	a := startAPIServer(t, fresh)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -197,10 +191,7 @@ func TestEncryptionRotated(t *testing.T) {
 // rotation rather than starting one.
 func TestEncryptionRotationResumed(t *testing.T) {
 	t.Parallel()
-	k2, err := encryption.NewKey("key-2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k2 := mustKey(t, "key-2")
 	rotated := encryption.Fresh(k2) // what TestEncryptionRotated leaves
 	a := startAPIServer(t, rotated)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -245,6 +236,16 @@ func TestEncryptionRotationResumed(t *testing.T) {
 	}
 	a.checkStored(want, "key-3")
 	a.checkNothingShown(rotated, started, final)
+}
+
+// mustKey makes a key named name or fails the test.
+func mustKey(t *testing.T, name string) encryption.Key {
+	t.Helper()
+	k, err := encryption.NewKey(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // seed creates three Secrets in each of two namespaces and returns their values by namespace

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ func (b *builder) images(ctx context.Context, r *Release) error {
 	inputs := []string{imagesFormat, rootfs}
 	for _, s := range specs {
 		inputs = append(inputs, s.ref, s.binary)
+		inputs = append(inputs, s.extras...)
 	}
 	key, err := keyOf(inputs...)
 	if err != nil {
@@ -62,6 +64,8 @@ type imageSpec struct {
 	target     string // path in the image
 	entrypoint []string
 	debian     bool // on the Debian rootfs instead of scratch
+	// extras are more binaries (host paths) that go beside binary, as upstream's image has them.
+	extras []string
 }
 
 func (b *builder) imageSpec(ctx context.Context, r *Release, ref string) (imageSpec, error) {
@@ -72,6 +76,10 @@ func (b *builder) imageSpec(ctx context.Context, r *Release, ref string) (imageS
 		s.binary = filepath.Join(r.Bin, name)
 		s.target = "usr/local/bin/" + name
 		s.debian = name == "kube-proxy"
+		if name == "etcd" {
+			// registry.k8s.io/etcd ships etcdutl too, and a restore runs it from this image.
+			s.extras = []string{filepath.Join(r.Bin, "etcdutl")}
+		}
 	case "coredns/coredns":
 		p, err := b.coreDNSBinary(ctx, tag)
 		if err != nil {
@@ -103,7 +111,11 @@ func (b *builder) writeLayout(dir, rootfs string, specs []imageSpec) error {
 		return err
 	}
 	for _, s := range specs {
-		bin, err := layerTar([]tarFile{{name: s.target, mode: 0o755, src: s.binary}})
+		files := []tarFile{{name: s.target, mode: 0o755, src: s.binary}}
+		for _, x := range s.extras {
+			files = append(files, tarFile{name: path.Join(path.Dir(s.target), filepath.Base(x)), mode: 0o755, src: x})
+		}
+		bin, err := layerTar(files)
 		if err != nil {
 			return err
 		}

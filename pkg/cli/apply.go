@@ -40,6 +40,8 @@ func newApplyCommand(g *globalOptions, s Streams) *cobra.Command {
 		opts    cluster.ApplyOptions
 		output  string
 		upgrade bool
+		restore string
+		pkiFile string
 	)
 	cmd := &cobra.Command{
 		Use:     "apply",
@@ -64,6 +66,18 @@ only. On a running cluster, enabling it restarts the API servers one at a time (
 for until it is ready and uses the new configuration) and then rewrites every Secret.
 --rotate-encryption-key replaces the key in the same careful stages.
 
+--restore-from makes a cluster whose control planes were all lost again, on fresh
+control-plane hosts (new or reset), from an etcd snapshot (slipway etcd snapshot or slipway
+backup) and the PKI backup (the <cluster>-pki.tar.gz apply saves; --pki-backup names
+another). The leader gets the backup's CAs and keys and etcd's data from the snapshot, then
+kubeadm init starts on them; the other control planes join anew. The cluster comes back as
+the snapshot holds it, kube-system's UID included: existing kubeconfigs and ServiceAccount
+tokens stay valid, and the workers' kubelets reconnect. What was written after the snapshot
+is lost. The manifest's versions.kubernetes must be the version the snapshot's cluster ran.
+Apply refuses while any control plane still holds a cluster (use apply without the flag to
+repair one), and with encryption.enabled (the key that encrypted the snapshot's Secrets was
+only on the lost control planes).
+
 With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
 the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
 "machines": [{"name", "phase", "providerID", "address", "node", "ready", "elapsed",
@@ -80,7 +94,11 @@ the pools that failed), a second one with the worker pools as the run left them:
 
   # Rotate the key that encrypts Secrets at rest (encryption.enabled), without downtime
   slipway apply -m cluster.yaml -t tf.json --rotate-encryption-key --dry-run
-  slipway apply -m cluster.yaml -t tf.json --rotate-encryption-key`,
+  slipway apply -m cluster.yaml -t tf.json --rotate-encryption-key
+
+  # Every control plane was lost: make the cluster again from a snapshot on fresh hosts
+  slipway apply -m cluster.yaml -t tf.json --restore-from backups/prod-20261128T061500Z-etcd.db \
+    --pki-backup backups/prod-20261128T061500Z-pki.tar.gz`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := outputFormat(output, "text", "json"); err != nil {
@@ -89,9 +107,20 @@ the pools that failed), a second one with the worker pools as the run left them:
 			if opts.PoolTimeout <= 0 {
 				return usageErrorf("--pools-timeout %s: must be positive", opts.PoolTimeout)
 			}
+			if pkiFile != "" && restore == "" {
+				return usageErrorf("--pki-backup is read only with --restore-from")
+			}
 			res, err := load(cmd, g, s)
 			if err != nil {
 				return err
+			}
+			if restore != "" {
+				if pkiFile == "" {
+					pkiFile = cluster.PKIBackupPath(res.Cluster.Name)
+				}
+				if opts.Restore, err = cluster.LoadRestore(restore, pkiFile); err != nil {
+					return err
+				}
 			}
 			pool, target, err := cluster.Connect(res.Cluster, sf.connectOptions(g, s))
 			if err != nil {
@@ -118,6 +147,8 @@ the pools that failed), a second one with the worker pools as the run left them:
 	cmd.Flags().BoolVar(&opts.RenewCertificates, "renew-certificates", false, "after the plan, renew kubeadm's certificates on every control plane, one at a time (as slipway certificates renew does); apply warns when one expires within 30 days")
 	cmd.Flags().BoolVar(&opts.RotateEncryptionKey, "rotate-encryption-key", false, "replace the key that encrypts Secrets at rest (encryption.enabled) without downtime: a new key is added second on every control plane, made the one that encrypts once every API server reads it, every Secret is rewritten (the count is reported), then the old key is dropped, each stage waited for on every API server; a run killed on the way is finished by the next apply, with or without the flag")
 	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
+	cmd.Flags().StringVar(&restore, "restore-from", "", "make the cluster again from this etcd snapshot, on control planes that are all fresh (see above)")
+	cmd.Flags().StringVar(&pkiFile, "pki-backup", "", "with --restore-from: the PKI backup holding the cluster's CAs and keys (default <cluster>-pki.tar.gz)")
 	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd
 }

@@ -39,6 +39,9 @@ type ApplyOptions struct {
 	// RotateEncryptionKey rotates the key that encrypts Secrets at rest (a plan step, see
 	// plan.StepRotateKey).
 	RotateEncryptionKey bool
+	// Restore makes the cluster again from an etcd snapshot and a PKI backup (LoadRestore) on
+	// control planes that are all fresh: apply --restore-from. Nil for every other apply.
+	Restore *phases.Restore
 	// KillAt is the interruption test hook (see phases.Runner.KillAt).
 	KillAt string
 	// Out receives the plan; Log receives progress (they differ when the plan is JSON).
@@ -84,6 +87,14 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	}
 	desired.Plan.NoPoolWait = !opts.WaitPools
 	desired.Plan.RotateEncryptionKey = opts.RotateEncryptionKey
+	if opts.Restore != nil {
+		if desired.Plan.Encryption {
+			// The snapshot's Secrets are encrypted with keys that only the lost control planes
+			// held, and init would make a new one.
+			return errors.New("--restore-from with encryption.enabled is not supported: the snapshot's Secrets are encrypted with a key that only the lost control planes held, and slipway does not back that key up")
+		}
+		desired.Plan.Restore = true
+	}
 	p, err := plan.Build(desired.Plan, observed.State)
 	if err != nil {
 		return err
@@ -105,7 +116,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		run := phases.NewRun(phases.Config{
 			Manifest: t.Manifest, Nodes: observed.Nodes, Facts: observed.Facts,
 			SSH: t.SSH, API: api, Rendered: desired.Rendered, Log: opts.Log, Secrets: t.Secrets,
-			PoolTimeout: opts.PoolTimeout,
+			PoolTimeout: opts.PoolTimeout, Restore: opts.Restore,
 		})
 		x := &phases.Runner{Parallel: opts.Parallel, KillAt: opts.KillAt}
 		if err := x.Run(ctx, run, p); err != nil {

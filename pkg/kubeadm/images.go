@@ -2,6 +2,7 @@ package kubeadm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
@@ -26,6 +27,21 @@ func PauseImage(c *v1beta1.Cluster) (string, error) {
 		return "", err
 	}
 	return imgs[len(imgs)-1], nil
+}
+
+// EtcdImage is the etcd image kubeadm runs for the cluster: a restore runs its etcdutl, so that
+// the data it writes is of the version that will read it.
+func EtcdImage(c *v1beta1.Cluster) (string, error) {
+	imgs, err := Images(c)
+	if err != nil {
+		return "", err
+	}
+	for _, img := range imgs {
+		if strings.Contains(img, "/etcd:") {
+			return img, nil
+		}
+	}
+	return "", fmt.Errorf("kubeadm lists no etcd image for the cluster")
 }
 
 // Images lists the control-plane images kubeadm pulls for the cluster's version, the pause

@@ -26,6 +26,7 @@ type initConfigRun interface {
 	NodeParams(n Node) (kubeadm.NodeParams, error)
 	KubeletParams() kubeadm.KubeletParams
 	hide(values ...string)
+	restoreSource() *Restore
 }
 
 // initRun is what kubeadm init reads of a run.
@@ -51,6 +52,10 @@ func newInitConfig(r initConfigRun, n Node) (cfg []byte, token, key string, err 
 	np, err := r.NodeParams(n)
 	if err != nil {
 		return nil, "", "", err
+	}
+	if r.restoreSource() != nil {
+		// restore-etcd put the member's data there: kubeadm's etcd starts on it.
+		np.IgnorePreflightErrors = append(np.IgnorePreflightErrors, restoredEtcdPreflight)
 	}
 	cfg, err = kubeadm.InitConfig(r.Manifest(), np, r.KubeletParams(), kubeadm.InitSecrets{Token: token, TokenTTL: joinTokenTTL, CertificateKey: key})
 	return cfg, token, key, err

@@ -41,6 +41,8 @@ type Config struct {
 	Secrets *ssh.Secrets
 	// PoolTimeout bounds the wait for the worker pools (0: DefaultPoolTimeout).
 	PoolTimeout time.Duration
+	// Restore is what apply --restore-from makes the cluster again from; nil otherwise.
+	Restore *Restore
 }
 
 // Rendered is what the manifest rendered for this run: exactly what the plan's hashes were

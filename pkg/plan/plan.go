@@ -18,6 +18,8 @@ const (
 	StepInstall           = "install-kubernetes"
 	StepInit              = "kubeadm-init"
 	StepInitFinish        = "kubeadm-init-finish"
+	StepRestoreEtcd       = "restore-etcd"
+	StepRestoreFinish     = "restore-finish"
 	StepRepair            = "remove-stale-member"
 	StepJoinControlPlane  = "join-control-plane"
 	StepJoinWorker        = "join-worker"
@@ -43,7 +45,7 @@ const (
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
 // and its test checks that none is missing.
 var Names = []string{
-	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepInit, StepInitFinish, StepCNI, StepAdoptCNI, StepRepair,
+	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepRestoreEtcd, StepInit, StepInitFinish, StepRestoreFinish, StepCNI, StepAdoptCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
 	StepMachineDeployment, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey,
@@ -86,6 +88,11 @@ func (e *Error) Error() string { return e.Reason }
 // each with the host it runs on and the reason it is needed; a stage with nothing to do adds
 // nothing, so a converged cluster gets an empty plan.
 func Build(d Desired, o Observed) (*Plan, error) {
+	if d.Restore {
+		if err := checkRestore(d, o); err != nil {
+			return nil, err
+		}
+	}
 	b, err := newBuilder(d, o)
 	if err != nil {
 		return nil, err
@@ -93,7 +100,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	b.upgradePreflight() // an upgrade is checked before anything changes on a host
 	b.prerequisites()    // swap, modules, sysctls, containerd, where missing or changed; hosts of another tool adopted
 	b.binaries()         // kubeadm, kubelet, kubectl at the version, on hosts not yet joined
-	b.initialise()       // kubeadm init on the leader, or the rest of an interrupted init
+	b.initialise()       // kubeadm init on the leader (on etcd restored from a snapshot), or the rest of an interrupted init
 	err = b.joins()      // the CNI, stale members removed, control planes one by one, workers
 	if err != nil {
 		return nil, err

@@ -119,6 +119,45 @@ func checkQuorum(members []EtcdMember, stale []DesiredHost) error {
 	return nil
 }
 
+// checkRestore allows a restore only when every control plane is fresh: no API answers, and no
+// control plane has joined, holds an admin kubeconfig or holds etcd data. A cluster with one
+// control plane left is repaired, not restored: a restore would throw away what etcd wrote
+// since the snapshot.
+func checkRestore(d Desired, o Observed) error {
+	if o.Cluster.Exists {
+		return &Error{Reason: "--restore-from is for a cluster whose control planes were all lost, and this one answers: run apply without it (a reinstalled control plane is repaired), or reset the control planes first if you mean to go back to the snapshot"}
+	}
+	hosts := map[string]HostState{}
+	for _, h := range o.Hosts {
+		hosts[h.Name] = h
+	}
+	var kept []string
+	for _, dh := range d.Hosts {
+		h := hosts[dh.Name]
+		if dh.Role != ControlPlane {
+			continue
+		}
+		var holds []string
+		if h.Joined {
+			holds = append(holds, "a kubelet.conf")
+		}
+		if h.AdminConf {
+			holds = append(holds, "an admin.conf")
+		}
+		if h.EtcdData {
+			holds = append(holds, "etcd data in /var/lib/etcd")
+		}
+		if len(holds) > 0 {
+			kept = append(kept, dh.Name+" ("+strings.Join(holds, ", ")+")")
+		}
+	}
+	if len(kept) > 0 {
+		return &Error{Reason: "--restore-from needs fresh control planes, and these still hold a cluster's state: " + strings.Join(kept, "; ") +
+			". If that cluster is lost, run slipway reset on them first; if it is not, repair it with apply and no --restore-from"}
+	}
+	return nil
+}
+
 func brokenHostWarning(dh DesiredHost, o Observed) string {
 	msg := fmt.Sprintf("%s has joined before but its Node is missing from the cluster", dh.Name)
 	if dh.Role == ControlPlane {

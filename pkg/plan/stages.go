@@ -66,9 +66,26 @@ func (b *builder) initialise() {
 	case b.o.Cluster.Exists:
 	case b.hosts[b.leader.Name].AdminConf:
 		b.add(StepInitFinish, b.leader.Name, "the leader was initialised but the cluster is not answering or not finished; wait for it and complete the remaining kubeadm phases", false)
+	case b.d.Restore:
+		b.add(StepRestoreEtcd, b.leader.Name, "--restore-from: the CAs and keys from the PKI backup, etcd's data from the snapshot", false)
+		b.add(StepInit, b.leader.Name, "--restore-from: the control plane starts on the restored etcd", false)
+		if others := b.otherControlPlanes(); len(others) > 0 {
+			b.add(StepRestoreFinish, "", "--restore-from: the snapshot holds the Nodes of "+strings.Join(others, ", ")+", whose hosts join anew", false)
+		}
 	default:
 		b.add(StepInit, b.leader.Name, "no cluster exists yet", false)
 	}
+}
+
+// otherControlPlanes names the desired control planes other than the leader.
+func (b *builder) otherControlPlanes() []string {
+	var out []string
+	for _, dh := range b.d.Hosts {
+		if dh.Role == ControlPlane && !dh.Leader {
+			out = append(out, dh.Name)
+		}
+	}
+	return out
 }
 
 // joins brings every host that has not joined into the cluster. A host that was reinstalled

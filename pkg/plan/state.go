@@ -159,4 +159,7 @@ type Desired struct {
 	// Encryption is encryption.enabled; RotateEncryptionKey is apply --rotate-encryption-key.
 	Encryption          bool
 	RotateEncryptionKey bool
+	// Restore is apply --restore-from: the cluster is made again from an etcd snapshot, on
+	// control planes that are all fresh (see checkRestore).
+	Restore bool
 }

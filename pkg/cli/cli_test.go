@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -72,6 +73,8 @@ func TestExitCodesAndMessages(t *testing.T) {
 	write := tempWriter(t)
 	head := "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\n"
 	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id%s}]}\n"
+	sum := sha256.Sum256([]byte("data"))
+	goodSnapshot := "data" + string(sum[:])
 	tests := []struct {
 		name string
 		args []string
@@ -122,6 +125,10 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"proxy: no manifest", []string{"proxy"}, ExitConfig, "pass -m/--manifest"},
 		{"kubeconfig: bad proxy URL scheme", []string{"kubeconfig", "--proxy-url", "ftp://127.0.0.1:8080", "-m", "x"}, ExitUsage, "the scheme must be http, https or socks5"},
 		{"kubeconfig: proxy URL without a host", []string{"kubeconfig", "--proxy-url", "127.0.0.1:8080", "-m", "x"}, ExitUsage, `--proxy-url "127.0.0.1:8080"`},
+		{"apply: --pki-backup without --restore-from", []string{"apply", "--pki-backup", "p.tar.gz", "-m", "x"}, ExitUsage, "--pki-backup is read only with --restore-from"},
+		{"apply: a missing snapshot, before any host is reached", []string{"apply", "--restore-from", "/nonexistent/etcd.db", "-m", write("k.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "snapshot /nonexistent/etcd.db: no such file"},
+		{"apply: a corrupt snapshot", []string{"apply", "--restore-from", write("bad.db", strings.Repeat("x", 100)), "-m", write("l.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "bad.db: the etcd snapshot's SHA-256 does not match"},
+		{"apply: a missing PKI backup", []string{"apply", "--restore-from", write("good.db", goodSnapshot), "--pki-backup", "/nonexistent/pki.tar.gz", "-m", write("m.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "PKI backup /nonexistent/pki.tar.gz: no such file"},
 		{"backup without a directory", []string{"backup", "-m", "x"}, ExitUsage, "backup needs one argument, the directory to write into"},
 		{"backup: two directories", []string{"backup", "-m", "x", "a", "b"}, ExitUsage, "backup needs one argument"},
 		{"backup: bad output format", []string{"backup", "-m", "x", "dir", "-o", "yaml"}, ExitUsage, `--output "yaml" is not supported`},

@@ -52,7 +52,7 @@ func keepsContainerd1(t *testing.T, version string) bool {
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
 // snapshot and defragmentation, a user kubeconfig held to RBAC, status (healthy, then with a
 // control plane stopped), certificates renewed under an API prober, the repair of a reinstalled
-// control plane, reset, a small cluster on the same hosts, an upgrade under a continuously probed
+// control plane, every control plane lost and the cluster restored from a snapshot, reset, a small cluster on the same hosts, an upgrade under a continuously probed
 // workload, a fresh host joined by a pool Machine's user-data, and an HA install of the newest
 // minor from uploaded binaries.
 func TestLifecycle(t *testing.T) {
@@ -160,6 +160,10 @@ func TestLifecycle(t *testing.T) {
 		if _, err := c.CoreV1().ConfigMaps("default").Get(ctx, "written-before-repair", metav1.GetOptions{}); err != nil {
 			t.Fatalf("data written before the repair is gone: %v", err)
 		}
+	})
+
+	t.Run("every control plane lost, the cluster restored from a snapshot", func(t *testing.T) {
+		h.with(t).checkRestore(t, ha, all, []string{"cp-1", "cp-2", "cp-3"}, previous)
 	})
 
 	t.Run("reset leaves hosts ready for a new cluster", func(t *testing.T) {

@@ -68,19 +68,22 @@ if [ ! -x "$etcdbin/etcd" ]; then
   echo "building etcd $ETCD_VERSION" >&2
   (cd "$ew" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "-s -w" -o "$etcdbin/etcd" "go.etcd.io/etcd/server/v$major")
 fi
-# etcdutl, which registry.k8s.io/etcd ships beside etcd: `slipway apply --restore-from` runs its
-# `snapshot restore` from the cluster's own etcd image.
-if [ ! -x "$etcdbin/etcdutl" ]; then
-  ew="$cache/etcd/$ETCD_VERSION-$gover/src-etcdutl"
+# etcdutl and etcdctl, which registry.k8s.io/etcd ships beside etcd: `slipway apply
+# --restore-from` runs etcdutl's `snapshot restore` from the cluster's own etcd image, and the
+# scheduled snapshots (etcd.snapshots) run etcdctl's `snapshot save` from it.
+for tool in etcdutl etcdctl; do
+  [ -x "$etcdbin/$tool" ] && continue
+  ew="$cache/etcd/$ETCD_VERSION-$gover/src-$tool"
   mkdir -p "$ew"
   major=${ETCD_VERSION#v}; major=${major%%.*}
   if [ ! -f "$ew/go.mod" ]; then
-    printf 'module slipway.local/etcdutlbuild\n\ngo 1.24\n' >"$ew/go.mod"
-    (cd "$ew" && go get "go.etcd.io/etcd/etcdutl/v$major@$ETCD_VERSION" >&2)
+    printf 'module slipway.local/%sbuild\n\ngo 1.24\n' "$tool" >"$ew/go.mod"
+    (cd "$ew" && go get "go.etcd.io/etcd/$tool/v$major@$ETCD_VERSION" >&2)
   fi
-  echo "building etcdutl $ETCD_VERSION" >&2
-  (cd "$ew" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "-s -w" -o "$etcdbin/etcdutl" "go.etcd.io/etcd/etcdutl/v$major")
-fi
+  echo "building $tool $ETCD_VERSION" >&2
+  (cd "$ew" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "-s -w" -o "$etcdbin/$tool" "go.etcd.io/etcd/$tool/v$major")
+done
 ln -sf "$etcdbin/etcd" "$bin/etcd"
 ln -sf "$etcdbin/etcdutl" "$bin/etcdutl"
+ln -sf "$etcdbin/etcdctl" "$bin/etcdctl"
 echo "$bin"

@@ -77,8 +77,9 @@ func (b *builder) imageSpec(ctx context.Context, r *Release, ref string) (imageS
 		s.target = "usr/local/bin/" + name
 		s.debian = name == "kube-proxy"
 		if name == "etcd" {
-			// registry.k8s.io/etcd ships etcdutl too, and a restore runs it from this image.
-			s.extras = []string{filepath.Join(r.Bin, "etcdutl")}
+			// registry.k8s.io/etcd ships etcdutl and etcdctl too: a restore runs etcdutl from
+			// this image, and the scheduled snapshots etcdctl.
+			s.extras = []string{filepath.Join(r.Bin, "etcdutl"), filepath.Join(r.Bin, "etcdctl")}
 		}
 	case "coredns/coredns":
 		p, err := b.coreDNSBinary(ctx, tag)

@@ -69,7 +69,7 @@ func TestDryRunPlansAFreshCluster(t *testing.T) {
 			// Reads only: the probe (the encryption configuration's included), and the
 			// certificates' expiry that apply warns of.
 			switch call.Command {
-			case "script probe", "script 'read the prerequisites hash'", "hostname", "script status", "script encryption-state":
+			case "script probe", "script 'read slipway records'", "hostname", "script status", "script encryption-state":
 			default:
 				t.Errorf("a dry run ran %q on %s", call.Command, name)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
 	"github.com/slipway-dev/slipway/pkg/phases"
@@ -63,9 +64,13 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		}
 		d.Rendered.PrereqScripts[n.Name] = script
 		d.Rendered.PrereqRecords[n.Name] = record
+		snapshots, err := snapshotsHash(c, n, d)
+		if err != nil {
+			return nil, err
+		}
 		d.Plan.Hosts = append(d.Plan.Hosts, plan.DesiredHost{
 			Name: n.Name, Address: n.Target.Address, Role: n.Role, Leader: n.Host.IsLeader, UpgradeIndex: n.Host.UpgradeIndex,
-			PrereqHash: record,
+			PrereqHash: record, SnapshotsHash: snapshots,
 		})
 	}
 	cni, err := addons.Render(c)
@@ -124,6 +129,36 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		d.Plan.Addons["machine-deployments"] = applied.Hash(out, bumps)
 	}
 	return d, nil
+}
+
+// snapshotsHash renders, for a control plane, the set-up of the scheduled etcd snapshots
+// (etcd.snapshots) into d.Rendered, with the removal of a timer for when they are not wanted, and
+// returns the hash the host should record ("" for none).
+func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, error) {
+	if n.Role != plan.ControlPlane {
+		return "", nil
+	}
+	var p *scripts.SnapshotParams
+	if s := c.Etcd.Snapshots; s != nil {
+		image, err := kubeadm.EtcdImage(c)
+		if err != nil {
+			return "", err
+		}
+		p = &scripts.SnapshotParams{Node: n.Name, Image: image, Snapshots: *s}
+	}
+	script, err := scripts.EtcdSnapshots(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", n.Name, err)
+	}
+	if d.Rendered.SnapshotScripts == nil {
+		d.Rendered.SnapshotScripts, d.Rendered.SnapshotRecords = map[string]string{}, map[string]string{}
+	}
+	record := ""
+	if p != nil {
+		record = applied.Hash([]byte(script))
+	}
+	d.Rendered.SnapshotScripts[n.Name], d.Rendered.SnapshotRecords[n.Name] = script, record
+	return record, nil
 }
 
 // registryCAs reads the registries' CA files, by registry name.

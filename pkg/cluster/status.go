@@ -11,6 +11,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -25,6 +26,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/probe"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
 // CertificateWarning is how close to its expiry a certificate makes the cluster unhealthy: kubeadm
@@ -46,6 +48,8 @@ type Status struct {
 	// apiRead is true when the Nodes and pools were read: without them, no host is blamed for
 	// a missing Node.
 	apiRead bool
+	// snapshotsWanted is true when the manifest schedules etcd snapshots.
+	snapshotsWanted bool
 }
 
 // HostStatus is one host of the manifest.
@@ -66,6 +70,21 @@ type HostStatus struct {
 	// Certificates are kubeadm's certificates on the host (control planes only), soonest
 	// expiry first.
 	Certificates []Certificate `json:"certificates,omitempty"`
+	// Snapshots are the host's scheduled etcd snapshots (control planes with a snapshot timer,
+	// or with etcd.snapshots in the manifest).
+	Snapshots *SnapshotStatus `json:"snapshots,omitempty"`
+}
+
+// SnapshotStatus is what a control plane holds of the scheduled etcd snapshots.
+type SnapshotStatus struct {
+	// Scheduled is true when the host has the snapshot timer.
+	Scheduled bool `json:"scheduled"`
+	// LastRun is systemd's result of the last snapshot (success, exit-code, timeout...): success
+	// before the first run too.
+	LastRun string `json:"lastRun,omitempty"`
+	// Newest is the newest snapshot file in scripts.SnapshotDir, and NewestAt when it was taken.
+	Newest   string    `json:"newest,omitempty"`
+	NewestAt time.Time `json:"newestAt,omitzero"`
 }
 
 // Certificate is one of kubeadm's certificates, in a PEM file or embedded in a kubeconfig.
@@ -114,8 +133,13 @@ for f in /etc/kubernetes/*.conf; do
   cert=$(awk '$1 == "client-certificate-data:" {print $2; exit}' "$f")
   [ -n "$cert" ] && printf 'file %%s %%s\n' "$f" "$cert"
 done
+if [ -f /etc/systemd/system/%[2]s.timer ]; then
+  echo "snapshot-timer $(systemctl show -p Result --value %[2]s.service 2>/dev/null)"
+  newest=$(find %[3]s -maxdepth 1 -type f -name '*.db' -printf '%%T@ %%f\n' 2>/dev/null | sort -n | tail -n 1)
+  [ -n "$newest" ] && echo "snapshot-newest $newest"
+fi
 exit 0
-`, kubeadm.APIServerBindPort)
+`, kubeadm.APIServerBindPort, scripts.SnapshotUnit, scripts.SnapshotDir)
 
 // ClusterStatus reads the health of every host of the manifest over SSH, and of the cluster
 // through its API and etcd. It changes nothing. A host or an API that cannot be reached is part
@@ -124,7 +148,7 @@ func ClusterStatus(ctx context.Context, t *Target, opts StatusOptions) (*Status,
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := &Status{Cluster: t.Manifest.Name, Hosts: make([]HostStatus, len(t.Nodes))}
+	st := &Status{Cluster: t.Manifest.Name, Hosts: make([]HostStatus, len(t.Nodes)), snapshotsWanted: t.Manifest.Etcd.Snapshots != nil}
 	var wg sync.WaitGroup
 	for i, n := range t.Nodes {
 		wg.Add(1)
@@ -191,7 +215,34 @@ func hostStatus(ctx context.Context, t *Target, n *inventory.Node) HostStatus {
 	if err != nil {
 		hs.Error = err.Error()
 	}
+	hs.Snapshots = parseSnapshotStatus(out)
 	return hs
+}
+
+// parseSnapshotStatus reads the snapshot lines of what statusScript printed: nil when the host
+// has no snapshot timer.
+func parseSnapshotStatus(out []byte) *SnapshotStatus {
+	var s *SnapshotStatus
+	for _, line := range strings.Split(string(out), "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "snapshot-timer":
+			if s == nil {
+				s = &SnapshotStatus{}
+			}
+			s.Scheduled, s.LastRun = true, strings.TrimSpace(rest)
+		case "snapshot-newest":
+			if s == nil {
+				s = &SnapshotStatus{}
+			}
+			stamp, name, _ := strings.Cut(rest, " ")
+			if secs, err := strconv.ParseFloat(stamp, 64); err == nil {
+				s.NewestAt = time.Unix(0, int64(secs*1e9)).UTC().Truncate(time.Second)
+			}
+			s.Newest = name
+		}
+	}
+	return s
 }
 
 // parseStatusOutput reads what statusScript printed.
@@ -298,6 +349,7 @@ func (st *Status) judge(now time.Time) []string {
 			out = append(out, fmt.Sprintf("the API server on %s is not ready (/readyz: %s)", h.Name, orUnknown(h.API)))
 		}
 		out = append(out, expiring(h.Name, h.Certificates, now)...)
+		out = append(out, st.snapshotProblems(h)...)
 	}
 	for _, m := range st.Etcd {
 		if !m.Healthy {
@@ -318,6 +370,20 @@ func (st *Status) judge(now time.Time) []string {
 	return out
 }
 
+// snapshotProblems says what is wrong with a reachable control plane's scheduled snapshots.
+func (st *Status) snapshotProblems(h HostStatus) []string {
+	s := h.Snapshots
+	switch {
+	case !h.Reachable || h.Error != "":
+		return nil
+	case st.snapshotsWanted && (s == nil || !s.Scheduled):
+		return []string{fmt.Sprintf("etcd.snapshots is set, but %s has no snapshot timer: run slipway apply", h.Name)}
+	case s != nil && s.Scheduled && s.LastRun != "" && s.LastRun != "success":
+		return []string{fmt.Sprintf("the last scheduled etcd snapshot on %s failed (%s): see journalctl -u %s.service on the host", h.Name, s.LastRun, scripts.SnapshotUnit)}
+	}
+	return nil
+}
+
 // PrintStatus writes st as tables, or as JSON.
 func PrintStatus(w io.Writer, st *Status, asJSON bool, now time.Time) error {
 	if asJSON {
@@ -327,9 +393,9 @@ func PrintStatus(w io.Writer, st *Status, asJSON bool, now time.Time) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "cluster %s, Kubernetes %s\n\n", st.Cluster, orUnknown(st.Version))
-	fmt.Fprintln(tw, "HOST\tADDRESS\tROLE\tSSH\tNODE\tKUBELET\tAPI\tCERTIFICATES")
+	fmt.Fprintln(tw, "HOST\tADDRESS\tROLE\tSSH\tNODE\tKUBELET\tAPI\tCERTIFICATES\tETCD SNAPSHOT")
 	for _, h := range st.Hosts {
-		ssh, node, certs := "ok", "missing", ""
+		ssh, node, certs, snap := "ok", "missing", "", ""
 		if !h.Reachable {
 			ssh = "unreachable"
 		}
@@ -343,7 +409,19 @@ func PrintStatus(w io.Writer, st *Status, asJSON bool, now time.Time) error {
 			c := h.Certificates[0]
 			certs = fmt.Sprintf("first expiry %s (%s, in %dd)", c.NotAfter.Format(time.DateOnly), path.Base(c.File), int(c.NotAfter.Sub(now).Hours()/24))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Address, h.Role, ssh, node, dash(h.Kubelet), dash(h.API), dash(certs))
+		if s := h.Snapshots; s != nil {
+			snap = "none yet"
+			if !s.NewestAt.IsZero() {
+				snap = fmt.Sprintf("%s ago", now.Sub(s.NewestAt).Round(time.Second))
+			}
+			if s.LastRun != "" && s.LastRun != "success" {
+				snap += ", last run " + s.LastRun
+			}
+			if !s.Scheduled {
+				snap += ", not scheduled"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Address, h.Role, ssh, node, dash(h.Kubelet), dash(h.API), dash(certs), dash(snap))
 	}
 	if len(st.Etcd) > 0 {
 		fmt.Fprintln(tw, "\nETCD MEMBER\tPEER URL\tHEALTHY\tALARMS")

@@ -203,3 +203,35 @@ func TestPrintCertificates(t *testing.T) {
 		t.Errorf("JSON: %v\n%s", err, js.String())
 	}
 }
+
+func TestSnapshotStatus(t *testing.T) {
+	out := []byte("readyz 200\nsnapshot-timer exit-code\nsnapshot-newest 1764316800.2500000000 cp-1-20251128T080000.250Z.db\n")
+	s := parseSnapshotStatus(out)
+	want := &SnapshotStatus{Scheduled: true, LastRun: "exit-code", Newest: "cp-1-20251128T080000.250Z.db", NewestAt: time.Unix(1764316800, 0).UTC()}
+	if s == nil || *s != *want {
+		t.Fatalf("parseSnapshotStatus = %+v, want %+v", s, want)
+	}
+	if s := parseSnapshotStatus([]byte("readyz 200\n")); s != nil {
+		t.Errorf("a host without the timer: %+v, want nil", s)
+	}
+	cp := func(s *SnapshotStatus) HostStatus {
+		return HostStatus{Name: "cp-1", Role: "control-plane", Reachable: true, Registered: true, Ready: true, API: "ok", Snapshots: s}
+	}
+	for _, tc := range []struct {
+		name   string
+		wanted bool
+		host   HostStatus
+		want   string
+	}{
+		{"scheduled and fine", true, cp(&SnapshotStatus{Scheduled: true, LastRun: "success"}), ""},
+		{"the last run failed", true, cp(want), "the last scheduled etcd snapshot on cp-1 failed (exit-code)"},
+		{"wanted, not scheduled", true, cp(nil), "etcd.snapshots is set, but cp-1 has no snapshot timer"},
+		{"not wanted, not there", false, cp(nil), ""},
+	} {
+		st := &Status{Hosts: []HostStatus{tc.host}, snapshotsWanted: tc.wanted, apiRead: true}
+		got := strings.Join(st.judge(time.Now()), "; ")
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: problems %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type Rendered struct {
 	// MachineDeployments are the manifest's worker pools, and KubeletBumps the kubelet-only
 	// partial MachineDeployments of pools the manifest does not declare.
 	MachineDeployments, KubeletBumps []byte
+	// SnapshotScripts are, by control plane, the scripts that set up its scheduled etcd
+	// snapshots or remove them, and SnapshotRecords the hashes to record after ("" for a
+	// removal).
+	SnapshotScripts, SnapshotRecords map[string]string
 	// MachineControllerHash is the machine-controller's hash that the plan compared.
 	MachineControllerHash string
 	// NodeSettings are the cluster-wide settings of pool machines (bootstrap.Settings, encoded),
@@ -92,6 +96,8 @@ func NewRun(cfg Config) *Run {
 	cfg.Facts = maps.Clone(cfg.Facts)
 	cfg.Rendered.PrereqScripts = maps.Clone(cfg.Rendered.PrereqScripts)
 	cfg.Rendered.PrereqRecords = maps.Clone(cfg.Rendered.PrereqRecords)
+	cfg.Rendered.SnapshotScripts = maps.Clone(cfg.Rendered.SnapshotScripts)
+	cfg.Rendered.SnapshotRecords = maps.Clone(cfg.Rendered.SnapshotRecords)
 	return &Run{cfg: cfg}
 }
 

@@ -40,6 +40,7 @@ const (
 	StepEncryptionServer  = "encryption-apiserver"
 	StepEncryptSecrets    = "encrypt-secrets"
 	StepRotateKey         = "rotate-encryption-key"
+	StepEtcdSnapshots     = "etcd-snapshots"
 )
 
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
@@ -48,7 +49,7 @@ var Names = []string{
 	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepRestoreEtcd, StepInit, StepInitFinish, StepRestoreFinish, StepCNI, StepAdoptCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
-	StepMachineDeployment, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey,
+	StepMachineDeployment, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey, StepEtcdSnapshots,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -110,10 +111,11 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	if err := b.encryption(); err != nil { // Secrets encrypted at rest, API servers one at a time; a key rotation
 		return nil, err
 	}
-	b.nodes()  // serving certificates approved, Node metadata, every node Ready
-	b.images() // machineController.imageArchive into the control planes' containerd
-	b.addons() // the cloud-controller-manager, the machine-controller, then the MachineDeployments
-	b.pools()  // every worker pool's Machines Ready Nodes
+	b.snapshots() // the control planes' timers of scheduled etcd snapshots, where they differ from the manifest's
+	b.nodes()     // serving certificates approved, Node metadata, every node Ready
+	b.images()    // machineController.imageArchive into the control planes' containerd
+	b.addons()    // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.pools()     // every worker pool's Machines Ready Nodes
 	return b.plan, nil
 }
 

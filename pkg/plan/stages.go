@@ -256,3 +256,23 @@ func (b *builder) addon(name, step string) {
 	}
 	b.add(step, "", reason, false)
 }
+
+// snapshots installs, changes or removes the timer of scheduled etcd snapshots on every control
+// plane whose set-up differs from the manifest's (etcd.snapshots), all at once.
+func (b *builder) snapshots() {
+	for _, dh := range b.d.Hosts {
+		if dh.Role != ControlPlane {
+			continue
+		}
+		have := b.hosts[dh.Name].SnapshotsHash
+		switch {
+		case have == dh.SnapshotsHash:
+		case dh.SnapshotsHash == "":
+			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots is not set: stop the scheduled snapshots (those taken stay)", true)
+		case have == "":
+			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots: schedule snapshots", true)
+		default:
+			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots or the etcd image changed", true)
+		}
+	}
+}

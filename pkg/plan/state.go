@@ -47,6 +47,9 @@ type HostState struct {
 	SwapActive bool `json:"swapActive,omitempty"`
 	// PrereqHash is the hash of the prerequisites script last run on the host.
 	PrereqHash string `json:"prereqHash,omitempty"`
+	// SnapshotsHash is the hash of the scheduled etcd snapshots' set-up the host last ran
+	// (control planes), "" when it has none.
+	SnapshotsHash string `json:"snapshotsHash,omitempty"`
 }
 
 // NodeState is a Node as the API server reports it.
@@ -134,6 +137,9 @@ type DesiredHost struct {
 	// PrereqHash is the hash of the prerequisites script the host should have run; a host that
 	// ran another one (the registries or proxy changed) runs it again.
 	PrereqHash string
+	// SnapshotsHash is the hash of the scheduled etcd snapshots' set-up the control plane
+	// should have, "" for none (a timer that is there is then removed).
+	SnapshotsHash string
 }
 
 // Desired is the cluster the manifest describes, reduced to what planning compares.

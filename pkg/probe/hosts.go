@@ -17,6 +17,8 @@ type host struct {
 	node       *inventory.Node
 	facts      scripts.Facts
 	prereqHash string
+	// snapshotsHash is the record of the scheduled etcd snapshots' set-up (control planes).
+	snapshotsHash string
 }
 
 // Hosts probes every host, at most in.Parallel at once, and settles the node names. Every host
@@ -51,7 +53,14 @@ func Hosts(ctx context.Context, in Input) (*Observed, error) {
 	return o, nil
 }
 
-// probe runs the probe script on the host and reads its prerequisites record.
+// readRecords prints what the host recorded of slipway's set-up: the prerequisites record, then
+// after recordsSeparator the record of the scheduled etcd snapshots. Missing files print nothing.
+const (
+	recordsSeparator = "\n--- etcd snapshots\n"
+	readRecords      = "cat " + applied.PrereqHashFile + " 2>/dev/null; printf '" + `\n--- etcd snapshots\n` + "'; cat " + scripts.SnapshotRecord + " 2>/dev/null; true"
+)
+
+// probe runs the probe script on the host and reads its records.
 func (h *host) probe(ctx context.Context, sh ssh.Host) error {
 	out, err := sh.Script(ctx, "probe", scripts.Probe()).Output()
 	if err != nil {
@@ -61,14 +70,15 @@ func (h *host) probe(ctx context.Context, sh ssh.Host) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.node.Name, err)
 	}
-	hash, err := sh.Script(ctx, "read the prerequisites hash", "cat "+applied.PrereqHashFile+" 2>/dev/null || true").Output()
+	records, err := sh.Script(ctx, "read slipway records", readRecords).Output()
 	if err != nil {
 		return err
 	}
+	prereq, snapshots, _ := strings.Cut(string(records), recordsSeparator)
 	if err := checkHost(h.node, &f); err != nil {
 		return fmt.Errorf("%s: %w", h.node.Name, err)
 	}
-	h.facts, h.prereqHash = f, strings.TrimSpace(string(hash))
+	h.facts, h.prereqHash, h.snapshotsHash = f, strings.TrimSpace(prereq), strings.TrimSpace(snapshots)
 	return nil
 }
 
@@ -96,5 +106,6 @@ func (h *host) state(n *inventory.Node) plan.HostState {
 		KubeletVersion: f.KubeletVersion, KubeletActive: f.KubeletActive, KubeadmVersion: f.KubeadmVersion,
 		Joined: f.KubeletConf, AdminConf: f.AdminConf, EtcdData: f.EtcdData,
 		CertExpiry: f.APIServerCertExpiry, SwapActive: f.SwapActive, PrereqHash: h.prereqHash,
+		SnapshotsHash: h.snapshotsHash,
 	}
 }

@@ -93,7 +93,7 @@ func TestHostsProbesConcurrently(t *testing.T) {
 			for i, n := range nodes {
 				fleet.Get(n.Target.String()).
 					On(`^script probe$`, sshtest.Response{Stdout: report(map[string]string{"hostname": fmt.Sprintf("Host-%d", i+1)}), Hold: hold}).
-					On(`^script 'read the prerequisites hash'$`, sshtest.Response{Stdout: fmt.Sprintf("hash-%d\n", i+1)})
+					On(`^script 'read slipway records'$`, sshtest.Response{Stdout: fmt.Sprintf("hash-%d\n", i+1)})
 			}
 			before := make([]inventory.Node, len(nodes))
 			for i, n := range nodes {

@@ -25,12 +25,16 @@ type resetData struct {
 	RemoveBinaries bool
 	Packages       bool
 	BinDir         string
+	// SnapshotUnit is the timer of scheduled etcd snapshots that reset stops; SnapshotDir, where
+	// they are, stays.
+	SnapshotUnit, SnapshotDir string
 }
 
 // Reset returns the script that returns a host to the state before slipway joined it:
 // `kubeadm reset -f`, the kubelet stopped, the directories of Kubernetes, etcd, the CNI and
 // slipway removed (never through a mount point: what is mounted below them is unmounted, and
-// what stays mounted stops the script; the apply lock stays, its holder releases it),
+// what stays mounted stops the script; the apply lock stays, its holder releases it, and so do
+// the scheduled etcd snapshots taken, whose timer stops),
 // kube-proxy's and the CNIs' iptables rules, IPVS services and interfaces gone, and optionally
 // kubeadm, kubelet and kubectl uninstalled. containerd keeps running, so that the next apply
 // can start at once. On a clean host it does nothing.
@@ -48,7 +52,9 @@ func Reset(os OS, p ResetParams) (string, error) {
 		Dirs: []string{"/etc/kubernetes", "/var/lib/etcd", "/var/lib/kubelet", "/var/lib/cni",
 			"/run/flannel", "/etc/slipway", "/root/.kube"},
 		StateDir:       path.Dir(ApplyLockPath),
-		Keep:           []string{path.Base(ApplyLockPath), path.Base(ApplyLockPath) + ".guard"},
+		Keep:           []string{path.Base(ApplyLockPath), path.Base(ApplyLockPath) + ".guard", path.Base(SnapshotDir)},
+		SnapshotUnit:   SnapshotUnit,
+		SnapshotDir:    SnapshotDir,
 		Interfaces:     []string{"cni0", "flannel.1", "flannel-v6.1", "vxlan.calico", "cilium_host", "cilium_net", "cilium_vxlan", "kube-ipvs0"},
 		RemoveBinaries: p.RemoveBinaries,
 		Packages:       p.Cluster.Assets.Packages != nil && family != Flatcar,

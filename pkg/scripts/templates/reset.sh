@@ -14,6 +14,13 @@ if active kubelet; then
   quiet systemctl stop kubelet
   changed "stopped the kubelet"
 fi
+# The scheduled etcd snapshots stop; the snapshots taken stay.
+if [ -e /etc/systemd/system/{{.SnapshotUnit}}.timer ]; then
+  quiet systemctl disable --now {{.SnapshotUnit}}.timer
+  rm -f /etc/systemd/system/{{.SnapshotUnit}}.timer /etc/systemd/system/{{.SnapshotUnit}}.service
+  quiet systemctl daemon-reload
+  changed "stopped the scheduled etcd snapshots (those taken stay in {{.SnapshotDir}})"
+fi
 
 # mounts_below DIR: the mount points strictly below DIR, deepest first (/proc/mounts escapes
 # spaces and such as \040, which printf %b turns back).

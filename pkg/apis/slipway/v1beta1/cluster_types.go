@@ -74,6 +74,30 @@ type Cluster struct {
 
 	// Encryption encrypts Secrets at rest, in etcd and so in its snapshots and backups.
 	Encryption Encryption `json:"encryption,omitempty"`
+
+	// Etcd configures what slipway does for the control planes' stacked etcd.
+	Etcd Etcd `json:"etcd,omitempty"`
+}
+
+// Etcd configures what slipway does for the stacked etcd.
+type Etcd struct {
+	// Snapshots, when set, has every control plane take an etcd snapshot on a schedule (a
+	// systemd timer) into /var/lib/slipway/etcd-snapshots, root-only, and keep the newest few.
+	// slipway status shows each control plane's newest snapshot and counts a failed run as a
+	// problem. slipway reset keeps the snapshots. Removing the field stops the timer and keeps
+	// the snapshots taken.
+	Snapshots *EtcdSnapshots `json:"snapshots,omitempty"`
+}
+
+// EtcdSnapshots schedules etcd snapshots on the control planes.
+type EtcdSnapshots struct {
+	// Schedule is a cron expression of five fields (minute, hour, day of month, month, day of
+	// week; numbers, *, ranges a-b, steps /n and lists), in UTC. Day of month and day of week
+	// cannot both be restricted. Default: "0 */12 * * *", every twelve hours, as RKE2 does.
+	Schedule string `json:"schedule,omitempty"`
+	// Retain is how many snapshots each control plane keeps: after each snapshot, the oldest
+	// beyond this number are deleted. Default: 5.
+	Retain int `json:"retain,omitempty"`
 }
 
 // Encryption configures the encryption of Secrets at rest.

@@ -23,6 +23,8 @@ const (
 	// DefaultContainerdReleaseURL is where containerd publishes its release tarballs.
 	DefaultContainerdReleaseURL = "https://github.com/containerd/containerd/releases/download"
 	DefaultMachineController    = "ghcr.io/slipway-dev/machine-controller"
+	DefaultSnapshotSchedule     = "0 */12 * * *"
+	DefaultSnapshotRetain       = 5
 )
 
 // SetDefaults fills every unset field that has a default. imageTag is the machine-controller
@@ -33,6 +35,12 @@ func SetDefaults(c *Cluster, imageTag string) {
 	}
 	for i := range c.StaticWorkers.Hosts {
 		defaultHost(&c.StaticWorkers.Hosts[i])
+	}
+	if s := c.Etcd.Snapshots; s != nil {
+		s.Schedule = or(s.Schedule, DefaultSnapshotSchedule)
+		if s.Retain == 0 {
+			s.Retain = DefaultSnapshotRetain
+		}
 	}
 	leader := false
 	for _, h := range c.ControlPlane.Hosts {

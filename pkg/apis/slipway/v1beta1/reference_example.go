@@ -127,5 +127,6 @@ func referenceCluster() Cluster {
 		}},
 		Proxy:      Proxy{HTTP: "", HTTPS: "", NoProxy: ""},
 		Encryption: Encryption{Enabled: true},
+		Etcd:       Etcd{Snapshots: &EtcdSnapshots{Schedule: "0 */6 * * *", Retain: 10}},
 	}
 }

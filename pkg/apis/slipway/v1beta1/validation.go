@@ -60,6 +60,15 @@ func Validate(c *Cluster) (errs field.ErrorList, warnings []string) {
 	errs = append(errs, validateAssets(c)...)
 	errs = append(errs, validateProxy(&c.Proxy, field.NewPath("proxy"))...)
 	errs = append(errs, validateWorkers(c)...)
+	if s := c.Etcd.Snapshots; s != nil {
+		p := field.NewPath("etcd", "snapshots")
+		if _, err := OnCalendar(s.Schedule); err != nil {
+			errs = append(errs, field.Invalid(p.Child("schedule"), s.Schedule, err.Error()))
+		}
+		if s.Retain < 1 || s.Retain > MaxSnapshotRetain {
+			errs = append(errs, field.Invalid(p.Child("retain"), s.Retain, fmt.Sprintf("keep between 1 and %d snapshots", MaxSnapshotRetain)))
+		}
+	}
 	if c.Addons != nil && c.Addons.Path == "" {
 		errs = append(errs, field.Required(field.NewPath("addons", "path"), "the directory of addon manifests"))
 	}

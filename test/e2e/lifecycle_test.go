@@ -52,7 +52,8 @@ func keepsContainerd1(t *testing.T, version string) bool {
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
 // snapshot and defragmentation, a user kubeconfig held to RBAC, status (healthy, then with a
 // control plane stopped), certificates renewed under an API prober, the repair of a reinstalled
-// control plane, every control plane lost and the cluster restored from a snapshot, reset, a small cluster on the same hosts, an upgrade under a continuously probed
+// control plane, scheduled etcd snapshots, every control plane lost and the cluster restored
+// from one of them, reset, a small cluster on the same hosts, an upgrade under a continuously probed
 // workload, a fresh host joined by a pool Machine's user-data, and an HA install of the newest
 // minor from uploaded binaries.
 func TestLifecycle(t *testing.T) {
@@ -162,8 +163,12 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("every control plane lost, the cluster restored from a snapshot", func(t *testing.T) {
-		h.with(t).checkRestore(t, ha, all, []string{"cp-1", "cp-2", "cp-3"}, previous)
+	t.Run("scheduled etcd snapshots, then every control plane lost and the cluster restored from one", func(t *testing.T) {
+		h := h.with(t)
+		// Snapshots every minute, the newest 2 kept: the restore starts from one of them.
+		snapshots := h.writeManifest("ha-snapshots.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),
+			Extra: `etcd: {snapshots: {schedule: "* * * * *", retain: 2}}`})
+		h.checkRestore(t, snapshots, all, []string{"cp-1", "cp-2", "cp-3"}, previous)
 	})
 
 	t.Run("reset leaves hosts ready for a new cluster", func(t *testing.T) {
@@ -176,6 +181,10 @@ func TestLifecycle(t *testing.T) {
 			if out, err := h.onHost(host, "test ! -e /etc/kubernetes/admin.conf && test ! -e /etc/kubernetes/kubelet.conf && test ! -d /var/lib/etcd/member && ! systemctl is-active -q kubelet"); err != nil {
 				t.Errorf("%s is not clean after reset: %v %s", host, err, out)
 			}
+		}
+		// The scheduled snapshots stop, and those taken stay.
+		if out, err := h.onHost("cp-1", "test ! -e /etc/systemd/system/"+scripts.SnapshotUnit+".timer && ls "+scripts.SnapshotDir+"/*.db"); err != nil {
+			t.Errorf("cp-1's scheduled snapshots after reset: want the timer gone and the snapshots kept: %v %s", err, out)
 		}
 	})
 

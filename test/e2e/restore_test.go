@@ -2,11 +2,15 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,17 +19,64 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/slipway-dev/slipway/pkg/cluster"
+	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
+// checkScheduledSnapshots schedules etcd snapshots every minute, keeping 2, on the control
+// planes of manifest (which must set etcd.snapshots so), and waits for the timer's first
+// snapshot on leader. It returns that snapshot's name.
+func (h *harness) checkScheduledSnapshots(t *testing.T, manifest, leader string, controlPlanes []string) string {
+	p := stepList(h.plan(manifest))
+	for _, cp := range controlPlanes {
+		if !slices.Contains(p, "etcd-snapshots on "+cp) {
+			t.Errorf("plan %v does not schedule snapshots on %s", p, cp)
+		}
+	}
+	h.mustApply(manifest)
+	if p := h.plan(manifest); len(p.Steps) != 0 {
+		t.Errorf("the plan after scheduling snapshots: %v; want nothing to do", stepList(p))
+	}
+	var first string
+	err := kube.Wait(context.Background(), "the timer's first etcd snapshot on "+leader, 3*time.Minute, func(context.Context) (bool, string, error) {
+		names := h.snapshotsOn(t, leader)
+		if len(names) > 0 {
+			first = names[0]
+		}
+		return len(names) > 0, fmt.Sprintf("snapshots %v", names), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first
+}
+
+// snapshotsOn lists, oldest first, the scheduled snapshots on host.
+func (h *harness) snapshotsOn(t *testing.T, host string) []string {
+	t.Helper()
+	out, err := h.onHost(host, "find "+scripts.SnapshotDir+" -maxdepth 1 -name '*.db' -printf '%f\\n' 2>/dev/null | sort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(out)
+}
+
 // checkRestore loses every control plane and makes the cluster again with apply
-// --restore-from on fresh hosts at the same addresses, from a snapshot and the PKI backup apply
-// saved. The cluster must come back as the snapshot holds it: a ConfigMap written before the
-// snapshot is there and one written after is not, kube-system keeps its UID, the kubeconfig and
-// a ServiceAccount token from before still work, the worker (never touched) is Ready again, and
-// etcd has every control plane as a member. Before that, apply refuses a restore over the
-// living cluster and a corrupt snapshot, changing nothing.
+// --restore-from on fresh hosts at the same addresses, from a snapshot that the scheduled
+// snapshots' service took on the leader and the PKI backup apply saved. Before that it checks
+// the scheduled snapshots: the timer's first one, a run started by hand, retention (2 kept, the
+// timer's first pruned), checksums, and status. The cluster must come back as the snapshot holds
+// it: a ConfigMap written before the snapshot is there and one written after is not,
+// kube-system keeps its UID, the kubeconfig and a ServiceAccount token from before still work,
+// the worker (never touched) is Ready again, and etcd has every control plane as a member.
+// Before the restore, apply refuses one over the living cluster and from a corrupt snapshot,
+// changing nothing.
 func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes []string, version string) {
 	ctx := context.Background()
+	leader := controlPlanes[0]
+	first := h.checkScheduledSnapshots(t, manifest, leader, controlPlanes)
 	c := h.kube("e2e")
 	ks, err := c.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
 	if err != nil {
@@ -46,11 +97,53 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := filepath.Join(h.dir, "restore-etcd.db")
-	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", snap); r.code != 0 {
-		t.Fatalf("etcd snapshot: exit code %d\n%s", r.code, r.out)
+	// A snapshot by hand, through the service the timer starts.
+	before := h.snapshotsOn(t, leader)
+	if out, err := h.onHost(leader, "systemctl start "+scripts.SnapshotUnit+".service"); err != nil {
+		t.Fatalf("starting a snapshot by hand: %v\n%s", err, out)
+	}
+	var taken string
+	for _, n := range h.snapshotsOn(t, leader) {
+		if !slices.Contains(before, n) {
+			taken = n
+		}
+	}
+	if taken == "" {
+		t.Fatalf("the snapshot service ran, but %s holds no new snapshot (before %v)", leader, before)
 	}
 	writeConfigMap("after-the-snapshot")
+	snap := filepath.Join(h.dir, "restore-etcd.db")
+	if out, err := exec.Command("docker", "cp", h.host(leader).Container+":"+scripts.SnapshotDir+"/"+taken, snap).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s off %s: %v\n%s", taken, leader, err, out)
+	}
+	if out, err := h.onHost(leader, "cd "+scripts.SnapshotDir+" && sha256sum -c "+taken+".sha256 && stat -c %a "+taken); err != nil || !strings.HasSuffix(strings.TrimSpace(out), "600") {
+		t.Errorf("the snapshot's checksum and mode on %s: %v\n%s", leader, err, out)
+	}
+	// Retention: after the timer's next run only the newest 2 remain, and its first is gone.
+	err = kube.Wait(ctx, "the oldest scheduled snapshot pruned", 3*time.Minute, func(context.Context) (bool, string, error) {
+		names := h.snapshotsOn(t, leader)
+		return len(names) == 2 && !slices.Contains(names, first) && names[0] >= taken, fmt.Sprintf("snapshots %v (the first %s, by hand %s)", names, first, taken), nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	r := h.slipway(nil, "status", "-m", manifest, "-o", "json")
+	var st cluster.Status
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("status -o json: %v\n%s", err, r.out)
+	}
+	for _, hs := range st.Hosts {
+		if hs.Role != "control-plane" {
+			continue
+		}
+		if s := hs.Snapshots; s == nil || !s.Scheduled || s.LastRun != "success" || s.Newest == "" || time.Since(s.NewestAt) > 3*time.Minute {
+			t.Errorf("status of %s's snapshots: %+v; want scheduled, the last run a success, the newest within minutes", hs.Name, s)
+		}
+	}
+	if r.code != 0 {
+		t.Errorf("status with scheduled snapshots: exit code %d\n%s", r.code, r.out)
+	}
+
 	// apply writes a new admin kubeconfig after the restore: keep the old one to show it works.
 	oldKubeconfig := filepath.Join(h.dir, "before-restore-kubeconfig")
 	data, err := os.ReadFile(filepath.Join(h.dir, "e2e-kubeconfig"))
@@ -93,7 +186,7 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 			t.Errorf("restore plan %v joins a worker, which kept running", p)
 		}
 	}
-	r := h.mustApply(manifest, "--restore-from", snap)
+	r = h.mustApply(manifest, "--restore-from", snap)
 	t.Logf("restore of %d control planes took %s", len(controlPlanes), r.duration.Round(1e9))
 
 	old := kubeFrom(t, oldKubeconfig, "")

@@ -50,6 +50,8 @@ if [ -z "${ETCD_VERSION:-}" ]; then
     33) ETCD_VERSION=v3.5.21 ;;
     34) ETCD_VERSION=v3.6.4 ;;
     35) ETCD_VERSION=v3.6.6 ;;
+    36) ETCD_VERSION=v3.6.8 ;;
+    37) ETCD_VERSION=v3.7.0 ;;
     *) ETCD_VERSION=v3.6.4 ;;
   esac
 fi

@@ -125,7 +125,7 @@ func checkQuorum(members []EtcdMember, stale []DesiredHost) error {
 // since the snapshot.
 func checkRestore(d Desired, o Observed) error {
 	if o.Cluster.Exists {
-		return &Error{Reason: "--restore-from is for a cluster whose control planes were all lost, and this one answers: run apply without it (a reinstalled control plane is repaired), or reset the control planes first if you mean to go back to the snapshot"}
+		return &Error{Reason: "--restore-from is for a cluster whose control planes were all lost, and this one answers: run apply without it (a reinstalled control plane is repaired, and a restore interrupted after kubeadm init is finished), or reset the control planes first if you mean to go back to the snapshot"}
 	}
 	hosts := map[string]HostState{}
 	for _, h := range o.Hosts {

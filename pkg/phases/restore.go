@@ -68,7 +68,11 @@ const (
 // restoreEtcdScript pulls the cluster's etcd image through the CRI (so containerd's mirrors and
 // credentials apply), runs its etcdutl to restore the snapshot into a new data directory, and
 // moves that to /var/lib/etcd. It reads ETCD_IMAGE, MEMBER and PEER_URL from the environment.
+// The script arrives on bash's standard input, and ctr run passes its own standard input to the
+// container: the body is one function, read whole before it runs, with /dev/null as its input,
+// so that no command can swallow the rest of the script.
 const restoreEtcdScript = `set -euo pipefail
+main() {
 dir=` + restoreDir + `
 cleanup() { rm -rf "$dir/snapshot.db" "$dir/etcd"; }
 trap cleanup EXIT
@@ -85,9 +89,12 @@ ctr -n k8s.io run --rm --net-host --mount "type=bind,src=$dir,dst=$dir,options=r
   /usr/local/bin/etcdutl snapshot restore "$dir/snapshot.db" --data-dir "$dir/etcd" \
   --name "$MEMBER" --initial-cluster "$MEMBER=$PEER_URL" --initial-advertise-peer-urls "$PEER_URL" \
   --bump-revision ` + bumpRevision + ` --mark-compacted
-[ -d /var/lib/etcd ] && rmdir /var/lib/etcd
+if [ -d /var/lib/etcd ]; then rmdir /var/lib/etcd; fi
 mv "$dir/etcd" /var/lib/etcd
 chmod 0700 /var/lib/etcd
+test -d /var/lib/etcd/member/wal
+}
+main </dev/null
 `
 
 // restoreRun is what the restore phases read of a run.

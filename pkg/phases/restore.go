@@ -12,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/slipway-dev/slipway/pkg/csr"
 	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/plan"
 )
@@ -24,7 +26,9 @@ import (
 // and worker's kubelet certificate stays valid) and restores the snapshot into /var/lib/etcd as
 // a one-member cluster named after the leader. kubeadm init then starts the control plane on
 // that data. restore-finish deletes the Nodes of the other control planes, which the snapshot
-// holds and whose hosts are new: kubeadm join refuses a name whose Node exists and is Ready.
+// holds and whose hosts are new (kubeadm join refuses a name whose Node exists and is Ready),
+// and the control planes' decided kubelet serving certificate requests (see
+// forgetServingCertificates).
 var (
 	_ = register(Phase{
 		Name:  plan.StepRestoreEtcd,
@@ -33,7 +37,7 @@ var (
 	})
 	_ = register(Phase{
 		Name:  plan.StepRestoreFinish,
-		Short: "delete the restored Nodes of the control planes that join anew",
+		Short: "delete the restored Nodes of the control planes that join anew, and their old kubelet serving certificate requests",
 		Run:   func(ctx context.Context, r *Run, _ string) error { return forgetControlPlanes(ctx, r) },
 	})
 )
@@ -185,6 +189,9 @@ func forgetControlPlanes(ctx context.Context, r interface {
 	if err != nil {
 		return err
 	}
+	if err := forgetServingCertificates(ctx, r, c); err != nil {
+		return err
+	}
 	for _, n := range r.Nodes() {
 		if n.Role != plan.ControlPlane || n.Host.IsLeader {
 			continue
@@ -197,6 +204,40 @@ func forgetControlPlanes(ctx context.Context, r interface {
 		default:
 			r.Logf(n.Name, "deleted the restored Node %s: its host joins anew", n.Name)
 		}
+	}
+	return nil
+}
+
+// forgetServingCertificates deletes the kubelet serving certificate requests of the control
+// planes that the snapshot holds already decided: they were the lost hosts' kubelets'. Left in
+// place, they would count as the new kubelets' approved requests, and approve-csrs would finish
+// before the new kubelets' own requests arrive. Requests still pending are the new kubelets'
+// (the leader's, made during kubeadm init) and stay.
+func forgetServingCertificates(ctx context.Context, r interface {
+	restoreRun
+	Nodes() []*inventory.Node
+}, c *kube.Client) error {
+	controlPlanes := map[string]bool{}
+	for _, n := range r.Nodes() {
+		if n.Role == plan.ControlPlane {
+			controlPlanes[n.Name] = true
+		}
+	}
+	list, err := c.Kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing certificate signing requests: %w", err)
+	}
+	for i := range list.Items {
+		req := &list.Items[i]
+		name, ok := csr.NodeName(req)
+		if !ok || !controlPlanes[name] || csr.Pending(req) {
+			continue
+		}
+		err := c.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, req.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting the restored certificate signing request %s of %s: %w", req.Name, name, err)
+		}
+		r.Logf(name, "deleted the restored serving certificate request %s: its kubelet was the lost host's", req.Name)
 	}
 	return nil
 }

@@ -43,10 +43,10 @@ func TestRestorePlan(t *testing.T) {
 				"approve-csrs; wait-nodes-ready",
 		},
 		{
-			name:    "one control plane: nothing to forget",
+			name:    "one control plane: its old serving certificate requests are forgotten, no Node",
 			desired: Desired{Version: "1.36.3", Hosts: single, Addons: addons, Restore: true},
 			obs:     lostControlPlanes(single, "1.36.3"),
-			want:    "prerequisites on cp-1; install-kubernetes on cp-1; restore-etcd on cp-1; kubeadm-init on cp-1; cni; approve-csrs; wait-nodes-ready",
+			want:    "prerequisites on cp-1; install-kubernetes on cp-1; restore-etcd on cp-1; kubeadm-init on cp-1; restore-finish; cni; approve-csrs; wait-nodes-ready",
 		},
 		{
 			name:    "a cluster that answers is repaired, not restored",

@@ -69,9 +69,11 @@ func (b *builder) initialise() {
 	case b.d.Restore:
 		b.add(StepRestoreEtcd, b.leader.Name, "--restore-from: the CAs and keys from the PKI backup, etcd's data from the snapshot", false)
 		b.add(StepInit, b.leader.Name, "--restore-from: the control plane starts on the restored etcd", false)
+		reason := "--restore-from: the snapshot holds the lost control planes' kubelet serving certificate requests"
 		if others := b.otherControlPlanes(); len(others) > 0 {
-			b.add(StepRestoreFinish, "", "--restore-from: the snapshot holds the Nodes of "+strings.Join(others, ", ")+", whose hosts join anew", false)
+			reason += ", and the Nodes of " + strings.Join(others, ", ") + ", whose hosts join anew"
 		}
+		b.add(StepRestoreFinish, "", reason, false)
 	default:
 		b.add(StepInit, b.leader.Name, "no cluster exists yet", false)
 	}

@@ -208,6 +208,13 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 	if p := h.plan(manifest); len(p.Steps) != 0 {
 		t.Errorf("the plan after the restore: %v; want nothing to do", stepList(p))
 	}
+	// The new control planes take scheduled snapshots too (reset, next, must keep this one).
+	if out, err := h.onHost(leader, "systemctl start "+scripts.SnapshotUnit+".service"); err != nil {
+		t.Errorf("a snapshot on the restored %s: %v\n%s", leader, err, out)
+	}
+	if names := h.snapshotsOn(t, leader); len(names) == 0 {
+		t.Errorf("the restored %s holds no snapshot after its snapshot service ran", leader)
+	}
 }
 
 // kubeFrom returns a client from a kubeconfig file, with its credentials replaced by token when

@@ -4,11 +4,12 @@ import (
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+
+	"k8s.io/client-go/util/keyutil"
 
 	"github.com/slipway-dev/slipway/pkg/etcd"
 	"github.com/slipway-dev/slipway/pkg/phases"
@@ -81,50 +82,21 @@ func checkPKI(files map[string][]byte) error {
 			return fmt.Errorf("%s.crt is not a CA certificate", ca)
 		}
 	}
-	key, err := parsePrivateKey(files["sa.key"])
+	key, err := keyutil.ParsePrivateKeyPEM(files["sa.key"])
 	if err != nil {
 		return fmt.Errorf("sa.key: %w", err)
 	}
-	block, _ := pem.Decode(files["sa.pub"])
-	if block == nil {
-		return errors.New("sa.pub: no PEM block")
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	pubs, err := keyutil.ParsePublicKeysPEM(files["sa.pub"])
 	if err != nil {
 		return fmt.Errorf("sa.pub: %w", err)
 	}
-	want, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
-	if !ok || !want.Equal(pub) {
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return fmt.Errorf("sa.key: a %T cannot sign", key)
+	}
+	want, ok := signer.Public().(interface{ Equal(crypto.PublicKey) bool })
+	if !ok || len(pubs) != 1 || !want.Equal(pubs[0]) {
 		return errors.New("sa.pub is not the public key of sa.key")
 	}
 	return nil
-}
-
-// parsePrivateKey reads a PEM private key in the encodings kubeadm writes (PKCS #1 RSA, SEC 1
-// EC) or PKCS #8.
-func parsePrivateKey(data []byte) (crypto.Signer, error) {
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, errors.New("no PEM block")
-	}
-	var (
-		key any
-		err error
-	)
-	switch block.Type {
-	case "RSA PRIVATE KEY":
-		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	default:
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s, ok := key.(crypto.Signer)
-	if !ok {
-		return nil, fmt.Errorf("a %T cannot sign", key)
-	}
-	return s, nil
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 
@@ -40,13 +41,9 @@ func Pending(c *certv1.CertificateSigningRequest) bool {
 // CheckServing verifies that c is a kubelet serving request for nodeName whose DNS names and IP
 // addresses are all among the node's: nodeName itself plus addresses.
 func CheckServing(c *certv1.CertificateSigningRequest, nodeName string, addresses []corev1.NodeAddress) error {
-	block, _ := pem.Decode(c.Spec.Request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return fmt.Errorf("the request holds no PEM certificate request")
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
+	req, err := parseRequest(c)
 	if err != nil {
-		return fmt.Errorf("parsing the certificate request: %w", err)
+		return err
 	}
 	if req.Subject.CommonName != "system:node:"+nodeName || !slices.Equal(req.Subject.Organization, []string{"system:nodes"}) {
 		return fmt.Errorf("subject %q is not system:node:%s in organization system:nodes", req.Subject.String(), nodeName)
@@ -82,6 +79,56 @@ func CheckServing(c *certv1.CertificateSigningRequest, nodeName string, addresse
 		}
 	}
 	return nil
+}
+
+// SatisfiesAddresses reports whether c asks for exactly the DNS names and IP addresses that a
+// kubelet puts in its serving certificate for a Node with these status addresses: its host name
+// and DNS addresses as DNS names, its internal and external IPs as IP addresses, each once. A
+// kubelet whose certificate differs from that set asks for a new one (client-go's certificate
+// manager compares them as sets), so a node's serving certificate is settled only once its
+// newest signed request satisfies its current addresses.
+func SatisfiesAddresses(c *certv1.CertificateSigningRequest, addresses []corev1.NodeAddress) (bool, error) {
+	req, err := parseRequest(c)
+	if err != nil {
+		return false, err
+	}
+	wantDNS, wantIPs := map[string]bool{}, map[string]bool{}
+	for _, a := range addresses {
+		if a.Address == "" {
+			continue
+		}
+		switch a.Type {
+		case corev1.NodeHostName, corev1.NodeInternalDNS, corev1.NodeExternalDNS:
+			wantDNS[a.Address] = true
+		case corev1.NodeInternalIP, corev1.NodeExternalIP:
+			if ip := net.ParseIP(a.Address); ip != nil {
+				wantIPs[ip.String()] = true
+			}
+		}
+	}
+	gotDNS, gotIPs := map[string]bool{}, map[string]bool{}
+	for _, d := range req.DNSNames {
+		gotDNS[d] = true
+	}
+	for _, ip := range req.IPAddresses {
+		gotIPs[ip.String()] = true
+	}
+	return maps.Equal(gotDNS, wantDNS) && maps.Equal(gotIPs, wantIPs), nil
+}
+
+// Issued reports whether the signer has put a certificate in c's status.
+func Issued(c *certv1.CertificateSigningRequest) bool { return len(c.Status.Certificate) > 0 }
+
+func parseRequest(c *certv1.CertificateSigningRequest) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(c.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, fmt.Errorf("the request holds no PEM certificate request")
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the certificate request: %w", err)
+	}
+	return req, nil
 }
 
 func cutPrefix(s, prefix string) (string, bool) {

@@ -1,13 +1,6 @@
 package scenarios
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"net"
 	"testing"
 	"time"
 
@@ -18,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/slipway-dev/slipway/pkg/csr/csrtest"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -75,27 +69,9 @@ func approved(env *envtest.Env, t *testing.T, name string) bool {
 // requestServingCert creates a kubelet serving CSR as the kubelet would.
 func (f *fixture) requestServingCert(c kubernetes.Interface, nodeName string, dns, ips []string) string {
 	f.t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	tmpl := &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + nodeName, Organization: []string{"system:nodes"}},
-		DNSNames: dns}
-	for _, ip := range ips {
-		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	csr := &certv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "csr-" + f.ns + "-"},
-		Spec: certv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: certv1.KubeletServingSignerName,
-			Usages:     []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageServerAuth},
-		},
-	}
+	csr := csrtest.Serving(f.t, "system:node:"+nodeName, dns, ips)
+	csr.GenerateName = "csr-" + f.ns + "-"
+	csr.Spec.Username = ""
 	out, err := c.CertificatesV1().CertificateSigningRequests().Create(f.ctx, csr, metav1.CreateOptions{})
 	if err != nil {
 		f.t.Fatalf("creating CSR as %s: %v", nodeName, err)

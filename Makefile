@@ -92,12 +92,13 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	$(GO) test -json -count=1 -parallel 3 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
 # The e2e tests run one at a time: TestQuickStart (about 6 minutes), then TestLifecycle,
-# TestPools and TestAdopt (about 6 minutes). E2E_PARALLEL=2 runs the last two side by side (each has its own sandbox); on 2 cores
+# TestPools, TestAdopt (about 6 minutes) and TestConformance (the conformance subset on an HA
+# cluster of its own, about 8 minutes; it needs make conformance-build first). E2E_PARALLEL=2 runs the last two side by side (each has its own sandbox); on 2 cores
 # the load reaches 20-30, the probed upgrade drops requests, and it saves little. E2E_SKIP takes a
 # test name pattern to leave out (go test -skip).
 E2E_PARALLEL ?= 1
 E2E_SKIP ?=
-test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, TestPools, then TestAdopt (E2E_PARALLEL=2 runs the last three two at a time)
+test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, TestPools, TestAdopt and TestConformance (E2E_PARALLEL=2 runs the parallel ones two at a time)
 	$(GO) test -count=1 -timeout 80m -parallel $(E2E_PARALLEL) $(if $(E2E_SKIP),-skip '$(E2E_SKIP)') -v ./test/e2e
 
 .PHONY: test-e2e-pools
@@ -173,8 +174,18 @@ test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a 
 
 # ---- conformance: the Kubernetes conformance suite (test/conformance, see its README) --------
 .PHONY: conformance-build
-conformance-build: ## build e2e.test, ginkgo and agnhost for KUBE_VERSION from the Go module proxy (cached; cold about 20 minutes on 2 busy cores), and agnhost's image
+conformance-build: ## build e2e.test, ginkgo and agnhost for KUBE_VERSION from the Go module proxy (cached; cold about 20 minutes on 2 busy cores), and the test images
 	test/conformance/build.sh $(KUBE_VERSION)
+
+# TestConformance alone. FULL=1 runs every [Conformance] spec (hours); the default is CI's subset
+# (test/conformance/subset.txt, part of test-e2e). CONFORMANCE_PROCS sets ginkgo's parallelism
+# (default 4). Reports: test/conformance/results.
+FULL ?=
+CONFORMANCE_PROCS ?=
+.PHONY: conformance
+conformance: conformance-build ## the conformance suite on a fresh sandbox HA cluster (3 control planes, 2 workers): CI's subset, or every [Conformance] spec with FULL=1
+	SLIPWAY_CONFORMANCE_FULL=$(FULL) SLIPWAY_CONFORMANCE_PROCS=$(CONFORMANCE_PROCS) \
+	$(GO) test -count=1 -timeout 4h -v -run 'TestConformance$$' ./test/e2e
 
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
 SANDBOX_FLAGS ?= --hosts 4 --lb

@@ -2,7 +2,9 @@
 # Builds the Kubernetes conformance suite for one release from the Go module proxy, cached by
 # version and Go toolchain like test/kube/build.sh's binaries: e2e.test (the suite), ginkgo (its
 # runner, for parallel runs; the version k8s.io/kubernetes pins) and agnhost (the suite's
-# all-purpose test image), then agnhost's image (test/conformance/image).
+# all-purpose test image), then the images the suite's tests run that slipway builds rather than
+# pulls (test/conformance/image): agnhost, busybox and glibc-dns-testing, on a Debian userland
+# (test/conformance/userland, debootstrap, cached).
 #
 # usage: test/conformance/build.sh <kubernetes-version>
 # env:   SLIPWAY_CACHE (default ~/.cache/slipway), CONFORMANCE_REGISTRY (where the suite is to
@@ -57,5 +59,6 @@ fi
 # Its command checks that e2e.test, under the override it writes, names the image it built.
 registry=()
 [ -z "${CONFORMANCE_REGISTRY:-}" ] || registry=(-registry "$CONFORMANCE_REGISTRY")
-(cd "$root" && GOFLAGS= go run ./test/conformance/image -bin "$bin" -kubernetes "$src" -out "$out/images" "${registry[@]}") >&2
+userland=$("$here/userland/build.sh")
+(cd "$root" && GOFLAGS= go run ./test/conformance/image -bin "$bin" -kubernetes "$src" -userland "$userland" -out "$out/images" "${registry[@]}") >&2
 echo "$bin"

@@ -28,8 +28,8 @@ const agnhostDir = "test/images/agnhost"
 // group that the supplemental-groups tests expect in the image, and root as the user. src is
 // the k8s.io/kubernetes module directory of the release the binary was built from.
 //
-// Upstream puts it on Alpine with a shell, curl, nc, dig and iproute2; this one is FROM scratch,
-// so tests that exec a shell in an agnhost pod need more (test/conformance/README.md).
+// Upstream puts it on Alpine with a shell, curl, nc, dig and iproute2; build puts this one on
+// the Debian userland that has them (onUserland).
 func agnhost(binary, src, registry string) (images.Spec, error) {
 	tag, err := agnhostTag(src)
 	if err != nil {
@@ -114,6 +114,22 @@ func listed(ctx context.Context, e2eTest, listFile string, refs ...string) ([]st
 		}
 	}
 	return listed, nil
+}
+
+// named returns the references among listed of the image called name under registry, or an
+// error when the suite names none.
+func named(listed []string, registry, name string) ([]string, error) {
+	prefix := strings.TrimSuffix(registry, "/") + "/" + name + ":"
+	var refs []string
+	for _, ref := range listed {
+		if strings.HasPrefix(ref, prefix) {
+			refs = append(refs, ref)
+		}
+	}
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("the suite names no %s image under %s (it lists %s)", name, registry, strings.Join(listed, " "))
+	}
+	return refs, nil
 }
 
 func tail(s string) string {

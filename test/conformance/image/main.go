@@ -1,14 +1,21 @@
 // Command image builds the images of the Kubernetes conformance suite that slipway builds rather
-// than pulls, so far agnhost, from what test/conformance/build.sh built, FROM scratch and
-// reproducibly (package pkg/images), under the reference the suite's e2e.test looks for under an
-// image-repository override. It writes, under -out:
+// than pulls, from what test/conformance/build.sh built, under the references the suite's
+// e2e.test looks for under an image-repository override:
+//
+//   - agnhost, from its Go source, on a Debian userland (test/conformance/userland) that has the
+//     shell, curl, nc, dig and ip the tests run in agnhost pods, as upstream's Alpine one has;
+//   - busybox, Debian's static busybox with its applet links, on pkg/images' base files;
+//   - glibc-dns-testing, the Debian userland itself (upstream's is Debian with dnsutils).
+//
+// It writes, under -out:
 //
 //	oci/                      an OCI image layout (what a registry serves)
 //	conformance-images.tar    the same as one archive, for docker load and ctr images import
 //	kube-test-repo-list.yaml  the override: e2e.test --kube-test-repo-list, or KUBE_TEST_REPO_LIST
 //
 // and prints each image's reference and digest. Before it writes anything, it checks that
-// e2e.test, given that override, names the image it built. SOURCE_DATE_EPOCH sets the images'
+// e2e.test, given that override, names the agnhost it built, and tags busybox and
+// glibc-dns-testing with every tag of theirs that it names. SOURCE_DATE_EPOCH sets the images'
 // time (default: the Unix epoch).
 package main
 
@@ -38,15 +45,16 @@ func run(ctx context.Context, args []string) error {
 	bin := fs.String("bin", "", "the directory with agnhost and e2e.test (what test/conformance/build.sh prints)")
 	src := fs.String("kubernetes", "", "the k8s.io/kubernetes module directory of the same release (agnhost's VERSION and porter's certificates)")
 	out := fs.String("out", "", "output directory (default: images beside -bin)")
-	registry := fs.String("registry", upstreamRegistry, "where the suite is to look for agnhost: the override's promoterE2eRegistry")
+	registry := fs.String("registry", upstreamRegistry, "where the suite is to look for its test images: the override's promoterE2eRegistry")
+	userlandTar := fs.String("userland", "", "the Debian root filesystem tarball that test/conformance/userland/build.sh prints")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *bin == "" || *src == "" {
-		return errors.New("-bin and -kubernetes are required (test/conformance/build.sh passes them)")
+	if *bin == "" || *src == "" || *userlandTar == "" {
+		return errors.New("-bin, -kubernetes and -userland are required (test/conformance/build.sh passes them)")
 	}
 	if *out == "" {
 		*out = filepath.Join(filepath.Dir(*bin), "images")
@@ -55,11 +63,15 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return build(ctx, *bin, *src, *out, *registry, images.Options{Created: created})
+	return build(ctx, *bin, *src, *userlandTar, *out, *registry, images.Options{Created: created})
 }
 
-func build(ctx context.Context, bin, src, out, registry string, o images.Options) error {
+func build(ctx context.Context, bin, src, userlandTar, out, registry string, o images.Options) error {
 	spec, err := agnhost(filepath.Join(bin, "agnhost"), src, registry)
+	if err != nil {
+		return err
+	}
+	u, err := readUserland(userlandTar)
 	if err != nil {
 		return err
 	}
@@ -72,13 +84,40 @@ func build(ctx context.Context, bin, src, out, registry string, o images.Options
 		return err
 	}
 	defer os.Remove(listFile + ".tmp")
-	if _, err := listed(ctx, filepath.Join(bin, "e2e.test"), listFile+".tmp", spec.Refs...); err != nil {
-		return err
-	}
-	built, err := images.Assemble([]images.Spec{spec}, o)
+	all, err := listed(ctx, filepath.Join(bin, "e2e.test"), listFile+".tmp", spec.Refs...)
 	if err != nil {
 		return err
 	}
+	// busybox and glibc-dns-testing carry every tag of theirs that the suite names.
+	busyboxRefs, err := named(all, registry, "busybox")
+	if err != nil {
+		return err
+	}
+	dnsRefs, err := named(all, registry, "glibc-dns-testing")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(out, ".busybox-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bb, err := busybox(ctx, u, busyboxRefs, tmp)
+	if err != nil {
+		return err
+	}
+	built, err := images.Assemble([]images.Spec{spec, bb}, o)
+	if err != nil {
+		return err
+	}
+	if built[0].Image, err = onUserland(built[0].Image, u, o.Created); err != nil {
+		return fmt.Errorf("putting agnhost on the userland: %w", err)
+	}
+	dns, err := glibcDNSTesting(u, dnsRefs, o.Created)
+	if err != nil {
+		return err
+	}
+	built = append(built, dns)
 	layoutDir := filepath.Join(out, "oci")
 	if err := os.RemoveAll(layoutDir); err != nil {
 		return err

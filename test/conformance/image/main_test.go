@@ -1,13 +1,21 @@
 package main
 
 import (
+	"archive/tar"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/slipway-dev/slipway/pkg/images"
 )
@@ -27,9 +35,54 @@ func fakeRelease(t *testing.T, version string) (src, bin string) {
 r=$(sed -n 's/^promoterE2eRegistry: //p' "$3")
 echo "$r/agnhost:2.63.0"
 echo "$r/agnhost:2.55"
+echo "$r/busybox:1.36.1-1"
+echo "$r/busybox:1.37.0-1"
+echo "$r/glibc-dns-testing:2.0.0"
 echo "registry.k8s.io/pause:3.10.2"
 `, 0o755)
 	return src, bin
+}
+
+// fakeUserland writes a root filesystem tarball like test/conformance/userland/build.sh's: a
+// shell, a device node and /proc content that must be left out, and a busybox that lists its
+// applets the way the real one does.
+func fakeUserland(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rootfs.tar")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	entries := []struct {
+		hdr  tar.Header
+		data string
+	}{
+		{tar.Header{Name: "./", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
+		{tar.Header{Name: "./bin", Typeflag: tar.TypeSymlink, Linkname: "usr/bin"}, ""},
+		{tar.Header{Name: "./usr/bin/", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
+		{tar.Header{Name: "./usr/bin/dash", Typeflag: tar.TypeReg, Mode: 0o755}, "dash"},
+		{tar.Header{Name: "./usr/bin/busybox", Typeflag: tar.TypeReg, Mode: 0o755}, "#!/bin/sh\nprintf '/bin/sh\\nusr/bin/env\\n/bin/sh\\nsbin/ifconfig\\n'\n"},
+		{tar.Header{Name: "./dev/", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
+		{tar.Header{Name: "./dev/null", Typeflag: tar.TypeChar, Mode: 0o666, Devmajor: 1, Devminor: 3}, ""},
+		{tar.Header{Name: "./proc/cpuinfo", Typeflag: tar.TypeReg, Mode: 0o444}, "cpu"},
+	}
+	for _, e := range entries {
+		e.hdr.Size = int64(len(e.data))
+		if err := tw.WriteHeader(&e.hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
@@ -136,7 +189,8 @@ func TestListed(t *testing.T) {
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("err %v, want one with %q", err, tt.err)
 			}
-			if err == nil && !slices.Equal(got, []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0", "registry.k8s.io/pause:3.10.2"}) {
+			if err == nil && !slices.Equal(got, []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0",
+				"example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0", "registry.k8s.io/pause:3.10.2"}) {
 				t.Errorf("listed %v", got)
 			}
 		})
@@ -146,12 +200,54 @@ func TestListed(t *testing.T) {
 func TestBuild(t *testing.T) {
 	src, bin := fakeRelease(t, "2.63.0")
 	out := filepath.Join(t.TempDir(), "images")
-	if err := build(context.Background(), bin, src, out, "example.test/e2e", images.Options{Created: time.Unix(0, 0).UTC()}); err != nil {
+	userland := fakeUserland(t)
+	if err := build(context.Background(), bin, src, userland, out, "example.test/e2e", images.Options{Created: time.Unix(0, 0).UTC()}); err != nil {
 		t.Fatal(err)
 	}
+	want := []string{"example.test/e2e/agnhost:2.63.0", "example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0"}
 	refs, err := images.Refs(filepath.Join(out, "conformance-images.tar"))
-	if err != nil || !slices.Equal(refs, []string{"example.test/e2e/agnhost:2.63.0"}) {
-		t.Errorf("archive refs %v, %v", refs, err)
+	slices.Sort(refs)
+	if err != nil || !slices.Equal(refs, want) {
+		t.Errorf("archive refs %v, %v; want %v", refs, err, want)
+	}
+	p, err := layout.FromPath(filepath.Join(out, "oci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]map[string]string{} // ref -> path -> what it is
+	idx, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range im.Manifests {
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[d.Annotations[images.RefAnnotation]] = flatten(t, img)
+	}
+	agn := files["example.test/e2e/agnhost:2.63.0"]
+	if agn["agnhost"] != "file" || agn["usr/bin/dash"] != "file" || agn["bin"] != "link usr/bin" || agn["etc/passwd"] != "file" {
+		t.Errorf("agnhost is not on the userland: %v", agn)
+	}
+	for _, gone := range []string{"dev/null", "proc/cpuinfo"} {
+		if _, ok := agn[gone]; ok {
+			t.Errorf("agnhost's image has %s", gone)
+		}
+	}
+	bb := files["example.test/e2e/busybox:1.37.0-1"]
+	if bb["bin/busybox"] != "file" || bb["bin/sh"] != "link /bin/busybox" || bb["usr/bin/env"] != "link /bin/busybox" || bb["sbin/ifconfig"] != "link /bin/busybox" {
+		t.Errorf("busybox's applets: %v", bb)
+	}
+	if _, ok := bb["usr/bin/dash"]; ok {
+		t.Error("busybox's image holds the userland")
+	}
+	if dns := files["example.test/e2e/glibc-dns-testing:2.0.0"]; dns["usr/bin/dash"] != "file" || dns["agnhost"] != "" {
+		t.Errorf("glibc-dns-testing is not the userland alone: %v", dns)
 	}
 	if _, err := os.Stat(filepath.Join(out, "oci", "index.json")); err != nil {
 		t.Errorf("no layout: %v", err)
@@ -162,13 +258,43 @@ func TestBuild(t *testing.T) {
 
 	// A suite that wants another agnhost gets nothing written over the last good build.
 	write(t, filepath.Join(src, agnhostDir, "VERSION"), "2.64.0", 0o644)
-	if err := build(context.Background(), bin, src, out, "example.test/other", images.Options{}); err == nil {
+	if err := build(context.Background(), bin, src, userland, out, "example.test/other", images.Options{}); err == nil {
 		t.Fatal("built an agnhost the suite does not name")
 	}
-	if refs, _ := images.Refs(filepath.Join(out, "conformance-images.tar")); !slices.Equal(refs, []string{"example.test/e2e/agnhost:2.63.0"}) {
+	refs, _ = images.Refs(filepath.Join(out, "conformance-images.tar"))
+	if slices.Sort(refs); !slices.Equal(refs, want) {
 		t.Errorf("archive refs after a refused build %v", refs)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "kube-test-repo-list.yaml")); string(b) != "promoterE2eRegistry: example.test/e2e\n" {
 		t.Errorf("repo list after a refused build %q", b)
+	}
+}
+
+// flatten lists what an image's filesystem holds: "file", "dir" or "link <target>" by path.
+func flatten(t *testing.T, img v1.Image) map[string]string {
+	t.Helper()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	out := map[string]string{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(hdr.Name, "/")
+		switch hdr.Typeflag {
+		case tar.TypeReg:
+			out[name] = "file"
+		case tar.TypeDir:
+			out[name] = "dir"
+		case tar.TypeSymlink:
+			out[name] = "link " + hdr.Linkname
+		default:
+			out[name] = fmt.Sprintf("type %c", hdr.Typeflag)
+		}
 	}
 }

@@ -195,6 +195,12 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 	if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
 		h.t.Fatal(err)
 	}
+	// A report left by an earlier run must not pass for this one's.
+	for _, f := range []string{"junit.xml", "dry-run.xml", "e2e.log", "summary.txt", "summary.json"} {
+		if err := os.Remove(filepath.Join(o.ReportDir, f)); err != nil && !os.IsNotExist(err) {
+			h.t.Fatal(err)
+		}
+	}
 	e2eTest := filepath.Join(s.bin, "e2e.test")
 	suiteArgs := []string{
 		"--kubeconfig=" + kubeconfig,

@@ -63,6 +63,7 @@ func fakeUserland(t *testing.T) string {
 		{tar.Header{Name: "./usr/bin/", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
 		{tar.Header{Name: "./usr/bin/dash", Typeflag: tar.TypeReg, Mode: 0o755}, "dash"},
 		{tar.Header{Name: "./usr/bin/busybox", Typeflag: tar.TypeReg, Mode: 0o755}, "#!/bin/sh\nprintf '/bin/sh\\nusr/bin/env\\n/bin/sh\\nsbin/ifconfig\\n'\n"},
+		{tar.Header{Name: "./usr/bin/bash-static", Typeflag: tar.TypeReg, Mode: 0o755}, "bash"},
 		{tar.Header{Name: "./dev/", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
 		{tar.Header{Name: "./dev/null", Typeflag: tar.TypeChar, Mode: 0o666, Devmajor: 1, Devminor: 3}, ""},
 		{tar.Header{Name: "./proc/cpuinfo", Typeflag: tar.TypeReg, Mode: 0o444}, "cpu"},
@@ -240,7 +241,8 @@ func TestBuild(t *testing.T) {
 		}
 	}
 	bb := files["example.test/e2e/busybox:1.37.0-1"]
-	if bb["bin/busybox"] != "file" || bb["bin/sh"] != "link /bin/busybox" || bb["usr/bin/env"] != "link /bin/busybox" || bb["sbin/ifconfig"] != "link /bin/busybox" {
+	if bb["bin/busybox"] != "file" || bb["bin/sh"] != "link /bin/bash-static" || bb["bin/bash-static"] != "file" ||
+		bb["usr/bin/env"] != "link /bin/busybox" || bb["sbin/ifconfig"] != "link /bin/busybox" {
 		t.Errorf("busybox's applets: %v", bb)
 	}
 	if _, ok := bb["usr/bin/dash"]; ok {

@@ -30,6 +30,8 @@ import (
 type userland struct {
 	layer   v1.Layer
 	busybox []byte
+	// bash is Debian's bash-static: the busybox image's sh (see busybox).
+	bash []byte
 }
 
 // readUserland reads the rootfs tarball at path. Device nodes, FIFOs and whatever sits under
@@ -67,22 +69,23 @@ func readUserland(path string) (*userland, error) {
 		}
 		var w io.Writer = tw
 		var kept bytes.Buffer
-		// Debian bookworm merges /bin into /usr/bin: busybox-static's /bin/busybox is stored there.
-		if name == "usr/bin/busybox" || name == "bin/busybox" {
+		// Debian bookworm merges /bin into /usr/bin: /bin/busybox and /bin/bash-static are stored there.
+		keep := map[string]*[]byte{"usr/bin/busybox": &u.busybox, "bin/busybox": &u.busybox, "usr/bin/bash-static": &u.bash, "bin/bash-static": &u.bash}[name]
+		if keep != nil {
 			w = io.MultiWriter(tw, &kept)
 		}
 		if _, err := io.Copy(w, tr); err != nil {
 			return nil, fmt.Errorf("copying %s from %s: %w", name, path, err)
 		}
-		if kept.Len() > 0 {
-			u.busybox = kept.Bytes()
+		if keep != nil {
+			*keep = kept.Bytes()
 		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	if u.busybox == nil {
-		return nil, fmt.Errorf("%s has no busybox (test/conformance/userland/packages.txt names busybox-static)", path)
+	if u.busybox == nil || u.bash == nil {
+		return nil, fmt.Errorf("%s lacks busybox or bash-static (test/conformance/userland/packages.txt names busybox-static and bash-static)", path)
 	}
 	u.layer = static.NewLayer(buf.Bytes(), types.OCIUncompressedLayer)
 	return u, nil
@@ -152,8 +155,11 @@ func glibcDNSTesting(u *userland, refs []string, created time.Time) (images.Buil
 }
 
 // busybox is the suite's busybox image under refs: Debian's static busybox at /bin/busybox with
-// a link for every applet it lists (sh, env, cat, sleep, wget, nslookup, ...), on pkg/images'
-// base files, running as root with sh as its command, as upstream's does.
+// a link for every applet it lists (env, cat, sleep, wget, nslookup, ...), on pkg/images' base
+// files, running as root with sh as its command, as upstream's does. sh is Debian's static bash
+// rather than busybox's ash: Debian's ash drops environment variables whose names are not shell
+// identifiers before it runs a command, so `sh -c env` would not show what a pod's envFrom set
+// ("data-1"), which the environment specs check and upstream's busybox passes on.
 func busybox(ctx context.Context, u *userland, refs []string, tmp string) (images.Spec, error) {
 	bin := filepath.Join(tmp, "busybox")
 	if err := os.WriteFile(bin, u.busybox, 0o755); err != nil {
@@ -163,18 +169,18 @@ func busybox(ctx context.Context, u *userland, refs []string, tmp string) (image
 	if err != nil {
 		return images.Spec{}, fmt.Errorf("busybox --list-full: %w", err)
 	}
-	var files []images.File
-	seen := map[string]bool{"bin/busybox": true}
+	files := []images.File{{Name: "bin/bash-static", Mode: 0o755, Data: u.bash}, {Name: "bin/sh", Link: "/bin/bash-static"}}
+	seen := map[string]bool{"bin/busybox": true, "bin/bash-static": true}
 	for _, applet := range strings.Fields(string(out)) {
 		applet = strings.TrimPrefix(applet, "/")
-		if seen[applet] || strings.Contains(applet, "..") {
+		if seen[applet] || applet == "bin/sh" || strings.Contains(applet, "..") {
 			continue
 		}
 		seen[applet] = true
 		files = append(files, images.File{Name: applet, Link: "/bin/busybox"})
 	}
-	if !seen["bin/sh"] {
-		return images.Spec{}, fmt.Errorf("busybox --list-full names no bin/sh: %q", out)
+	if !seen["bin/env"] && !seen["usr/bin/env"] {
+		return images.Spec{}, fmt.Errorf("busybox --list-full names no env: %q", out)
 	}
 	slices.SortFunc(files, func(a, b images.File) int { return strings.Compare(a.Name, b.Name) })
 	return images.Spec{

@@ -27,6 +27,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/slipway-dev/slipway/pkg/images"
 )
@@ -88,7 +91,11 @@ func build(ctx context.Context, bin, src, userlandTar, out, registry string, o i
 	if err != nil {
 		return err
 	}
-	// busybox and glibc-dns-testing carry every tag of theirs that the suite names.
+	// Each image carries every tag of its name that the suite names: agnhost's build is also
+	// AgnhostPrev (the specs that use it need only a second image name to roll to).
+	if spec.Refs, err = named(all, registry, "agnhost"); err != nil {
+		return err
+	}
 	busyboxRefs, err := named(all, registry, "busybox")
 	if err != nil {
 		return err
@@ -118,6 +125,11 @@ func build(ctx context.Context, bin, src, userlandTar, out, registry string, o i
 		return err
 	}
 	built = append(built, dns)
+	more, err := moreImages(bin, src, u, built[0].Image, built[1].Image, all, registry, o.Created)
+	if err != nil {
+		return err
+	}
+	built = append(built, more...)
 	layoutDir := filepath.Join(out, "oci")
 	if err := os.RemoveAll(layoutDir); err != nil {
 		return err
@@ -141,4 +153,40 @@ func build(ctx context.Context, bin, src, userlandTar, out, registry string, o i
 	}
 	fmt.Printf("layout    %s\narchive   %s\nrepo list %s\n", layoutDir, archive, listFile)
 	return nil
+}
+
+// moreImages are the images of the full run beyond the subset's (more.go), for the names the
+// suite lists.
+func moreImages(bin, src string, u *userland, agnhostImg, busyboxImg v1.Image, all []string, registry string, at time.Time) ([]images.Built, error) {
+	var out []images.Built
+	add := func(b images.Built, err error) error {
+		if err != nil {
+			return err
+		}
+		out = append(out, b)
+		return nil
+	}
+	if refs := optional(all, registry, "nginx"); refs != nil {
+		if err := add(nginx(u, refs, at)); err != nil {
+			return nil, fmt.Errorf("nginx: %w", err)
+		}
+	}
+	for _, name := range []string{"nautilus", "kitten"} {
+		if refs := optional(all, registry, name); refs != nil {
+			if err := add(demoImage(agnhostImg, src, name, refs, at)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	if refs := optional(all, registry, "nonroot"); refs != nil {
+		if err := add(nonroot(u, refs, at)); err != nil {
+			return nil, fmt.Errorf("nonroot: %w", err)
+		}
+	}
+	if refs := optional(all, registry, "nonewprivs"); refs != nil {
+		if err := add(nonewprivs(busyboxImg, filepath.Join(bin, "nnp"), refs, at)); err != nil {
+			return nil, fmt.Errorf("nonewprivs: %w", err)
+		}
+	}
+	return out, nil
 }

@@ -29,6 +29,8 @@ func fakeRelease(t *testing.T, version string) (src, bin string) {
 	write(t, filepath.Join(src, agnhostDir, "porter/localhost.crt"), "CERT", 0o644)
 	write(t, filepath.Join(src, agnhostDir, "porter/localhost.key"), "KEY", 0o600)
 	write(t, filepath.Join(bin, "agnhost"), "agnhost binary", 0o755)
+	write(t, filepath.Join(bin, "nnp"), "nnp binary", 0o755)
+	write(t, filepath.Join(src, "test/images/nautilus/html/data.json"), `{"image": "nautilus.jpg"}`, 0o644)
 	// The real e2e.test reads promoterE2eRegistry from the file; this one takes its one line.
 	write(t, filepath.Join(bin, "e2e.test"), `#!/bin/sh
 [ "$1 $2" = "--list-images --kube-test-repo-list" ] || { echo "bad args: $*" >&2; exit 2; }
@@ -38,6 +40,10 @@ echo "$r/agnhost:2.55"
 echo "$r/busybox:1.36.1-1"
 echo "$r/busybox:1.37.0-1"
 echo "$r/glibc-dns-testing:2.0.0"
+echo "$r/nginx:1.15-4"
+echo "$r/nginx:1.27-0"
+echo "$r/nautilus:1.8"
+echo "$r/nonewprivs:1.4"
 echo "registry.k8s.io/pause:3.10.2"
 `, 0o755)
 	return src, bin
@@ -191,7 +197,9 @@ func TestListed(t *testing.T) {
 				t.Fatalf("err %v, want one with %q", err, tt.err)
 			}
 			if err == nil && !slices.Equal(got, []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0",
-				"example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0", "registry.k8s.io/pause:3.10.2"}) {
+				"example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0",
+				"example.test/e2e/nautilus:1.8", "example.test/e2e/nginx:1.15-4", "example.test/e2e/nginx:1.27-0", "example.test/e2e/nonewprivs:1.4",
+				"registry.k8s.io/pause:3.10.2"}) {
 				t.Errorf("listed %v", got)
 			}
 		})
@@ -205,7 +213,9 @@ func TestBuild(t *testing.T) {
 	if err := build(context.Background(), bin, src, userland, out, "example.test/e2e", images.Options{Created: time.Unix(0, 0).UTC()}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"example.test/e2e/agnhost:2.63.0", "example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0"}
+	want := []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0", "example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1",
+		"example.test/e2e/glibc-dns-testing:2.0.0", "example.test/e2e/nautilus:1.8", "example.test/e2e/nginx:1.15-4", "example.test/e2e/nginx:1.27-0",
+		"example.test/e2e/nonewprivs:1.4"}
 	refs, err := images.Refs(filepath.Join(out, "conformance-images.tar"))
 	slices.Sort(refs)
 	if err != nil || !slices.Equal(refs, want) {
@@ -250,6 +260,15 @@ func TestBuild(t *testing.T) {
 	}
 	if dns := files["example.test/e2e/glibc-dns-testing:2.0.0"]; dns["usr/bin/dash"] != "file" || dns["agnhost"] != "" {
 		t.Errorf("glibc-dns-testing is not the userland alone: %v", dns)
+	}
+	if ng := files["example.test/e2e/nginx:1.27-0"]; ng["etc/nginx/nginx.conf"] != "file" || ng["usr/share/nginx/html/index.html"] != "file" || ng["usr/bin/dash"] != "file" {
+		t.Errorf("nginx: %v", ng)
+	}
+	if na := files["example.test/e2e/nautilus:1.8"]; na["data.json"] != "file" || na["agnhost"] != "file" {
+		t.Errorf("nautilus: %v", na)
+	}
+	if nnp := files["example.test/e2e/nonewprivs:1.4"]; nnp["usr/local/bin/nnp"] != "file" || nnp["bin/busybox"] != "file" {
+		t.Errorf("nonewprivs: %v", nnp)
 	}
 	if _, err := os.Stat(filepath.Join(out, "oci", "index.json")); err != nil {
 		t.Errorf("no layout: %v", err)

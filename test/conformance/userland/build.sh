@@ -28,7 +28,9 @@ if [ ! -s "$dir/rootfs.tar" ]; then
   debootstrap --variant=minbase --include="$pkgs" "$suite" "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 \
     || { tail -20 "$dir/debootstrap.log" >&2; exit 1; }
   # What no test reads: documentation, locales, package caches and lists, logs.
-  rm -rf "$root"/usr/share/{doc,man,info,locale}/* "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/var/log/*
+  # Log files go, their directories stay (nginx opens /var/log/nginx/error.log before its config).
+  rm -rf "$root"/usr/share/{doc,man,info,locale}/* "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/*
+  find "$root/var/log" -type f -delete
   : >"$root/etc/apt/sources.list"
   tar -C "$root" --numeric-owner -cf "$dir/rootfs.tar.tmp" .
   mv "$dir/rootfs.tar.tmp" "$dir/rootfs.tar"

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,7 +156,7 @@ func glibcDNSTesting(u *userland, refs []string, created time.Time) (images.Buil
 }
 
 // busybox is the suite's busybox image under refs: Debian's static busybox at /bin/busybox with
-// a link for every applet it lists (env, cat, sleep, wget, nslookup, ...), on pkg/images' base
+// a link in /bin for every applet it lists (env, cat, sleep, sysctl, wget, ...), on pkg/images' base
 // files, running as root with sh as its command, as upstream's does. sh is Debian's static bash
 // rather than busybox's ash: Debian's ash drops environment variables whose names are not shell
 // identifiers before it runs a command, so `sh -c env` would not show what a pod's envFrom set
@@ -171,15 +172,17 @@ func busybox(ctx context.Context, u *userland, refs []string, tmp string) (image
 	}
 	files := []images.File{{Name: "bin/bash-static", Mode: 0o755, Data: u.bash}, {Name: "bin/sh", Link: "/bin/bash-static"}}
 	seen := map[string]bool{"bin/busybox": true, "bin/bash-static": true}
+	// Every applet in /bin, as upstream's image has them (a spec runs /bin/sysctl, which Debian
+	// lists as sbin/sysctl).
 	for _, applet := range strings.Fields(string(out)) {
-		applet = strings.TrimPrefix(applet, "/")
-		if seen[applet] || applet == "bin/sh" || strings.Contains(applet, "..") {
+		name := "bin/" + path.Base(applet)
+		if seen[name] || name == "bin/sh" || name == "bin/." || name == "bin/.." || name == "bin/" {
 			continue
 		}
-		seen[applet] = true
-		files = append(files, images.File{Name: applet, Link: "/bin/busybox"})
+		seen[name] = true
+		files = append(files, images.File{Name: name, Link: "/bin/busybox"})
 	}
-	if !seen["bin/env"] && !seen["usr/bin/env"] {
+	if !seen["bin/env"] {
 		return images.Spec{}, fmt.Errorf("busybox --list-full names no env: %q", out)
 	}
 	slices.SortFunc(files, func(a, b images.File) int { return strings.Compare(a.Name, b.Name) })

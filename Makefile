@@ -69,7 +69,7 @@ RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apiproxy/... ./pkg/apis/...
 # The README's test command. It runs everything: unit tests, integration tests against real
 # sshd, terraform and kube-apiserver+etcd (the packages in RACE_PKGS under -race), and the
 # end-to-end suites on Docker sandbox hosts. Run `make ci-deps ci-docker ci-terraform ci-terraform-openstack ci-kube
-# ci-ccm` once first (what .ci/run does).
+# ci-ccm ci-s3` once first (what .ci/run does).
 # test-race and test-integration print what plain `go test` would, then every skipped test with its
 # reason (test/noskip); under CI=true a skip fails the run, as a component every test needs is installed.
 NOSKIP := $(if $(filter true,$(CI)),-fail,)
@@ -110,12 +110,8 @@ test-e2e-pools-1cp: ## end-to-end: TestPools with one control plane, quicker for
 	SLIPWAY_E2E_POOLS_HA=0 $(GO) test -count=1 -timeout 30m -v -run TestPools ./test/e2e
 
 .PHONY: test-e2e-adopt
-test-e2e-adopt: ## end-to-end: a cluster installed KubeOne-style without slipway, its KubeOne manifest migrated, adopted by apply (nothing restarted), then upgraded (TestAdopt alone)
+test-e2e-adopt: ## end-to-end: a cluster installed KubeOne-style without slipway, its KubeOne manifest migrated, adopted by apply (nothing restarted), upgraded, then encryption at rest enabled and its key rotated (TestAdopt alone)
 	$(GO) test -count=1 -timeout 30m -v -run 'TestAdopt$$' ./test/e2e
-
-.PHONY: test-e2e-encryption
-test-e2e-encryption: ## end-to-end: encryption of Secrets at rest enabled on a running cluster and its key rotated (TestEncryption, -tags encryption; not in CI yet, for time)
-	$(GO) test -tags encryption -count=1 -timeout 30m -v -run 'TestEncryption$$' ./test/e2e
 
 .PHONY: test-e2e-quickstart
 test-e2e-quickstart: ## end-to-end: the OpenStack quick start, terraform apply → slipway apply -t → pool → reset → terraform destroy (TestQuickStart alone)
@@ -163,6 +159,10 @@ ci-terraform-openstack: ## build terraform-provider-openstack for test/terraform
 .PHONY: ci-kube
 ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)
 	test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl
+
+.PHONY: ci-s3
+ci-s3: ## build versitygw, the S3-compatible server the tests of etcd.snapshots.s3 upload to, from the Go module proxy (cached; cold a few minutes)
+	test/s3/build.sh
 
 .PHONY: ci-ccm test-ccm
 ci-ccm: ## build the OpenStack cloud-controller-manager from the Go module proxy (cached; version in test/ccm/build.sh)

@@ -145,6 +145,13 @@ func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, e
 			return "", err
 		}
 		p = &scripts.SnapshotParams{Node: n.Name, Image: image, Snapshots: *s}
+		if s.S3 != nil {
+			creds, err := snapshotS3Credentials(s.S3, os.Getenv)
+			if err != nil {
+				return "", err
+			}
+			p.S3 = creds
+		}
 	}
 	script, err := scripts.EtcdSnapshots(p)
 	if err != nil {
@@ -159,6 +166,23 @@ func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, e
 	}
 	d.Rendered.SnapshotScripts[n.Name], d.Rendered.SnapshotRecords[n.Name] = script, record
 	return record, nil
+}
+
+// snapshotS3Credentials reads the access key of etcd.snapshots.s3 from the environment and its
+// CA file. Errors never repeat a credential.
+func snapshotS3Credentials(s *v1beta1.SnapshotS3, getenv func(string) string) (*scripts.S3Credentials, error) {
+	creds := &scripts.S3Credentials{AccessKeyID: getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY")}
+	if creds.AccessKeyID == "" || creds.SecretAccessKey == "" {
+		return nil, &config.Error{Source: "the environment", Err: fmt.Errorf("etcd.snapshots.s3 is set: %s", scripts.S3CredentialsHelp)}
+	}
+	if s.CAFile != "" {
+		data, err := config.ReadCAFile(s.CAFile)
+		if err != nil {
+			return nil, &config.Error{Source: "the manifest", Err: fmt.Errorf("etcd.snapshots.s3.caFile %s: %w", s.CAFile, err)}
+		}
+		creds.CA = data
+	}
+	return creds, nil
 }
 
 // registryCAs reads the registries' CA files, by registry name.

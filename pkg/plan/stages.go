@@ -274,7 +274,7 @@ func (b *builder) snapshots() {
 		case have == "":
 			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots: schedule snapshots", true)
 		default:
-			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots or the etcd image changed", true)
+			b.add(StepEtcdSnapshots, dh.Name, "etcd.snapshots, its S3 access key or the etcd image changed", true)
 		}
 	}
 }

@@ -26,7 +26,8 @@ import (
 // external`). A KubeOne manifest of that cluster goes through `slipway config migrate`, and
 // slipway apply with the result must adopt the cluster: a plan of adoption steps only (each
 // saying why), no static pod, containerd or kubelet restarted, and nothing to do afterwards.
-// Then slipway upgrades the adopted cluster to the next minor, as it would one it made.
+// Then slipway upgrades the adopted cluster to the next minor, as it would one it made, and
+// enables encryption at rest on it.
 func TestAdopt(t *testing.T) {
 	t.Parallel()
 	h := upSandbox(t, "adopt", "172.30.253.0/24", 2, 1, false)
@@ -85,20 +86,28 @@ machineController:
 	if r.code != 0 {
 		t.Fatalf("config migrate failed with exit code %d", r.code)
 	}
-	manifest := func(version string) string {
+	// manifest is the migrated manifest at version, with encryption at rest as given (nil: the
+	// field left out).
+	manifestWith := func(version string, encryption *bool) string {
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(r.stdout), &m); err != nil {
 			t.Fatalf("the migrated manifest is not YAML: %v", err)
 		}
 		m["versions"] = map[string]any{"kubernetes": version}
+		name := "adopt-" + version + ".yaml"
+		if encryption != nil {
+			m["encryption"] = map[string]any{"enabled": *encryption}
+			name = fmt.Sprintf("adopt-%s-encryption-%t.yaml", version, *encryption)
+		}
 		overlay(m, sandboxOnly(version), "assets", "kubelet", "clusterNetwork.upstreamDNS", "clusterNetwork.kubeProxy",
 			"containerRuntime.containerd.release")
 		data, err := yaml.Marshal(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return h.writeRaw("adopt-"+version+".yaml", string(data))
+		return h.writeRaw(name, string(data))
 	}
+	manifest := func(version string) string { return manifestWith(version, nil) }
 
 	t.Run("apply adopts the cluster: records only, no static pod, containerd or kubelet restarted", func(t *testing.T) {
 		h := h.with(t)
@@ -136,6 +145,22 @@ machineController:
 		}
 		h.importNetcheck(hosts...)
 		h.checkPodNetwork(c, len(hosts))
+	})
+
+	// Issue 20's test 6 on the adopted cluster, which has a control plane of its own: encryption
+	// at rest enabled on a running cluster and its key rotated (checkEncryption), then turned off,
+	// which apply refuses.
+	on, off := true, false
+	t.Run("encryption at rest enabled on the running cluster, then its key rotated", func(t *testing.T) {
+		h.with(t).checkEncryption(t, h.kube("e2e"), manifestWith(current, &on), []string{cp.Name})
+	})
+	t.Run("turning encryption off again is refused, and nothing changes", func(t *testing.T) {
+		h := h.with(t)
+		r := h.slipway(nil, "apply", "-m", manifestWith(current, &off), "--auto-approve")
+		if want := "encryption.enabled: Invalid value: false"; r.code == 0 || !strings.Contains(r.out, want) {
+			t.Errorf("apply with encryption off: exit code %d; want a refusal naming %q", r.code, want)
+		}
+		h.expectNoPlan(t, manifestWith(current, &on), "the refused apply")
 	})
 }
 

@@ -17,7 +17,8 @@ import (
 // SLIPWAY_CONFORMANCE_PROCS sets ginkgo's parallelism and SLIPWAY_CONFORMANCE_TIMEOUT bounds the
 // suite. The suite is built by test/conformance/build.sh (cached; .ci/run builds it first).
 func TestConformance(t *testing.T) {
-	t.Parallel() // with the other e2e tests, one at a time under make test-e2e's -parallel 1
+	t.Parallel()  // with the other e2e tests, one at a time under make test-e2e's -parallel 1
+	needDocker(t) // before the suite's build, which is long when cold: -short skips here
 	suite := buildConformance(t)
 	h := upSandboxWith(t, "conformance", "172.30.249.0/24", 5, 3, true, []string{current})
 	nodes := []string{"cp-1", "cp-2", "cp-3", "worker-1", "worker-2"}

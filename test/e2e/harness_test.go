@@ -30,6 +30,8 @@ type harness struct {
 	t   *testing.T
 	sb  *sandboxapi.Sandbox
 	dir string
+	// env adds environment variables to every slipway run (credentials a manifest needs).
+	env []string
 }
 
 // needDocker skips (or, in CI, fails) when no Docker daemon answers.
@@ -285,7 +287,7 @@ func (h *harness) slipway(env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, slipwayBin, args...)
 	cmd.Dir = h.dir
-	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config")), env...)
+	cmd.Env = append(append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config")), h.env...), env...)
 	// out interleaves both streams; it must serialize writes and must not offer ReadFrom:
 	// exec copies stderr into a bytes.Buffer with ReadFrom, which holds the buffer's tail across
 	// a blocking read and overwrites whatever stdout wrote meanwhile.

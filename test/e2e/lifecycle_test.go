@@ -18,6 +18,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeversion"
 	"github.com/slipway-dev/slipway/pkg/scripts"
+	"github.com/slipway-dev/slipway/test/s3/s3test"
 )
 
 // previous and current are the versions the tests install and upgrade between: by default
@@ -165,10 +166,14 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("scheduled etcd snapshots, then every control plane lost and the cluster restored from one", func(t *testing.T) {
 		h := h.with(t)
-		// Snapshots every minute, the newest 2 kept: the restore starts from one of them.
+		// Snapshots every minute, the newest 2 kept, each uploaded to an S3-compatible store
+		// (versitygw on the sandbox network's gateway): the restore starts from an uploaded one.
+		store := &snapshotStore{Server: s3test.Start(t, h.sb.Gateway()), Bucket: "etcd-backups", Folder: "e2e/etcd"}
+		store.CreateBucket(t, store.Bucket)
+		h.env = []string{"AWS_ACCESS_KEY_ID=" + store.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + store.SecretAccessKey}
 		snapshots := h.writeManifest("ha-snapshots.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),
-			Extra: `etcd: {snapshots: {schedule: "* * * * *", retain: 2}}`})
-		h.checkRestore(t, snapshots, all, []string{"cp-1", "cp-2", "cp-3"}, previous)
+			Extra: fmt.Sprintf(`etcd: {snapshots: {schedule: "* * * * *", retain: 2, s3: {endpoint: %q, bucket: %s, folder: %s}}}`, store.Endpoint, store.Bucket, store.Folder)})
+		h.checkRestore(t, snapshots, all, []string{"cp-1", "cp-2", "cp-3"}, previous, store)
 	})
 
 	t.Run("reset leaves hosts ready for a new cluster", func(t *testing.T) {

@@ -2,10 +2,11 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/scripts"
+	"github.com/slipway-dev/slipway/test/s3/s3test"
 )
 
 // checkScheduledSnapshots schedules etcd snapshots every minute, keeping 2, on the control
@@ -73,7 +75,7 @@ func (h *harness) snapshotsOn(t *testing.T, host string) []string {
 // the worker (never touched) is Ready again, and etcd has every control plane as a member.
 // Before the restore, apply refuses one over the living cluster and from a corrupt snapshot,
 // changing nothing.
-func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes []string, version string) {
+func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes []string, version string, store *snapshotStore) {
 	ctx := context.Background()
 	leader := controlPlanes[0]
 	first := h.checkScheduledSnapshots(t, manifest, leader, controlPlanes)
@@ -112,10 +114,10 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 		t.Fatalf("the snapshot service ran, but %s holds no new snapshot (before %v)", leader, before)
 	}
 	writeConfigMap("after-the-snapshot")
+	// The restore starts from the copy the run uploaded, checked against the checksum uploaded
+	// beside it: what an operator who lost every control plane still has.
 	snap := filepath.Join(h.dir, "restore-etcd.db")
-	if out, err := exec.Command("docker", "cp", h.host(leader).Container+":"+scripts.SnapshotDir+"/"+taken, snap).CombinedOutput(); err != nil {
-		t.Fatalf("copying %s off %s: %v\n%s", taken, leader, err, out)
-	}
+	store.copyChecked(t, taken, snap)
 	if out, err := h.onHost(leader, "cd "+scripts.SnapshotDir+" && sha256sum -c "+taken+".sha256 && stat -c %a "+taken); err != nil || !strings.HasSuffix(strings.TrimSpace(out), "600") {
 		t.Errorf("the snapshot's checksum and mode on %s: %v\n%s", leader, err, out)
 	}
@@ -126,6 +128,7 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 	if names := h.snapshotsOn(t, leader); len(names) != 2 || slices.Contains(names, first) || names[0] < taken {
 		t.Errorf("snapshots after the third run: %v; want the newest 2 (the timer's first %s pruned, %s or later kept)", names, first, taken)
 	}
+	store.expectSameAs(t, h, leader)
 	r := h.slipway(nil, "status", "-m", manifest, "-o", "json")
 	var st cluster.Status
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
@@ -233,4 +236,51 @@ func kubeFrom(t *testing.T, kubeconfig, token string) *kubernetes.Clientset {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// snapshotStore is the S3-compatible store that scheduled snapshots are uploaded to, under
+// Folder in Bucket.
+type snapshotStore struct {
+	*s3test.Server
+	Bucket, Folder string
+}
+
+// copyChecked copies the uploaded snapshot name to path, and checks it against the checksum
+// uploaded beside it.
+func (s *snapshotStore) copyChecked(t *testing.T, name, path string) {
+	t.Helper()
+	key := s.Folder + "/" + name
+	data, err := os.ReadFile(s.Path(s.Bucket, key))
+	if err != nil {
+		t.Fatalf("the snapshot %s is not in the bucket %s (%v); it holds %v", name, s.Bucket, err, s.Objects(t, s.Bucket, ""))
+	}
+	sum, err := os.ReadFile(s.Path(s.Bucket, key+".sha256"))
+	if err != nil {
+		t.Fatalf("no checksum beside %s in the bucket: %v", key, err)
+	}
+	h := sha256.Sum256(data)
+	if want := hex.EncodeToString(h[:]) + "  " + name + "\n"; string(sum) != want {
+		t.Fatalf("%s in the bucket does not match its checksum file: %q, want %q", key, sum, want)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectSameAs waits until the bucket holds exactly host's snapshots and checksum files, by
+// name (the timer may be between taking one and uploading it): uploads and pruning follow the
+// host's.
+func (s *snapshotStore) expectSameAs(t *testing.T, h *harness, host string) {
+	t.Helper()
+	err := kube.Wait(context.Background(), "the bucket to hold "+host+"'s snapshots", 90*time.Second, func(context.Context) (bool, string, error) {
+		var local []string
+		for _, n := range h.snapshotsOn(t, host) {
+			local = append(local, s.Folder+"/"+n, s.Folder+"/"+n+".sha256")
+		}
+		remote := s.Objects(t, s.Bucket, s.Folder+"/"+host+"-")
+		return len(local) == 4 && slices.Equal(local, remote), fmt.Sprintf("the host holds %v, the bucket %v", local, remote), nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }

@@ -8,6 +8,8 @@ fi
 remove_path /etc/systemd/system/{{.Unit}}.timer units
 remove_path /etc/systemd/system/{{.Unit}}.service units
 remove_path {{q .Script}}
+remove_path {{q .S3Config}}
+remove_path {{q .S3CAPath}}
 if [ "$units" = 1 ]; then
   quiet systemctl daemon-reload
   changed "stopped the scheduled etcd snapshots (those taken stay in {{.Dir}})"
@@ -15,6 +17,20 @@ fi
 {{- else }}
 # systemd must read the schedule as slipway does: an older systemd may not.
 systemd-analyze calendar {{q .OnCalendar}} >/dev/null 2>&1 || fail "systemd cannot read the schedule {{.OnCalendar}} (etcd.snapshots.schedule {{.Schedule}})"
+{{- if .S3Conf }}
+curl --help all 2>/dev/null | grep -q -- --aws-sigv4 || fail "etcd.snapshots.s3: this host's curl cannot sign for S3 (no --aws-sigv4; curl 7.75 or later has it)"
+# The S3 access key, for curl --config: root-only, never on a command line.
+put_file {{q .S3Config}} 0600 <<'SLIPWAY_S3_CONFIG'
+{{.S3Conf}}SLIPWAY_S3_CONFIG
+{{- else }}
+remove_path {{q .S3Config}}
+{{- end }}
+{{- if .S3CA }}
+put_file {{q .S3CAPath}} 0644 <<'SLIPWAY_S3_CA'
+{{.S3CA}}SLIPWAY_S3_CA
+{{- else }}
+remove_path {{q .S3CAPath}}
+{{- end }}
 put_file {{q .Script}} 0700 units <<'SLIPWAY_SNAPSHOT_SCRIPT'
 {{.RunScript}}
 SLIPWAY_SNAPSHOT_SCRIPT

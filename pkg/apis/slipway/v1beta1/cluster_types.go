@@ -98,6 +98,30 @@ type EtcdSnapshots struct {
 	// Retain is how many snapshots each control plane keeps: after each snapshot, the oldest
 	// beyond this number are deleted. Default: 5.
 	Retain int `json:"retain,omitempty"`
+	// S3, when set, uploads each snapshot and its .sha256 to an S3-compatible object store
+	// after it is taken, and keeps the newest Retain of each control plane's there too.
+	S3 *SnapshotS3 `json:"s3,omitempty"`
+}
+
+// SnapshotS3 is an S3-compatible object store (AWS S3, MinIO, Ceph RGW, ...) that scheduled
+// snapshots are uploaded to, with path-style requests (<endpoint>/<bucket>/<key>) signed with AWS
+// Signature Version 4 by curl on the control planes. The access key comes from the environment
+// of slipway apply (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), never from the manifest, and is
+// written to the control planes only, root-only.
+type SnapshotS3 struct {
+	// Endpoint is the store's URL: scheme and host, e.g. https://s3.eu-central-1.amazonaws.com
+	// or http://10.0.0.5:9000.
+	Endpoint string `json:"endpoint"`
+	// Bucket is the bucket the snapshots go to; it must exist.
+	Bucket string `json:"bucket"`
+	// Folder is a key prefix, e.g. prod/etcd: the snapshots are <folder>/<node>-<UTC time>.db.
+	// Default: none, the bucket's top level.
+	Folder string `json:"folder,omitempty"`
+	// Region is the region requests are signed for. Default: us-east-1.
+	Region string `json:"region,omitempty"`
+	// CAFile is a local PEM file of CA certificates to trust for an https:// Endpoint; slipway
+	// copies it to the control planes.
+	CAFile string `json:"caFile,omitempty"`
 }
 
 // Encryption configures the encryption of Secrets at rest.

@@ -24,6 +24,7 @@ const (
 	DefaultContainerdReleaseURL = "https://github.com/containerd/containerd/releases/download"
 	DefaultMachineController    = "ghcr.io/slipway-dev/machine-controller"
 	DefaultSnapshotSchedule     = "0 */12 * * *"
+	DefaultSnapshotS3Region     = "us-east-1"
 	DefaultSnapshotRetain       = 5
 )
 
@@ -40,6 +41,9 @@ func SetDefaults(c *Cluster, imageTag string) {
 		s.Schedule = or(s.Schedule, DefaultSnapshotSchedule)
 		if s.Retain == 0 {
 			s.Retain = DefaultSnapshotRetain
+		}
+		if s.S3 != nil {
+			s.S3.Region = or(s.S3.Region, DefaultSnapshotS3Region)
 		}
 	}
 	leader := false

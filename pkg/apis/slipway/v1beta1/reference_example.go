@@ -127,6 +127,8 @@ func referenceCluster() Cluster {
 		}},
 		Proxy:      Proxy{HTTP: "", HTTPS: "", NoProxy: ""},
 		Encryption: Encryption{Enabled: true},
-		Etcd:       Etcd{Snapshots: &EtcdSnapshots{Schedule: "0 */6 * * *", Retain: 10}},
+		Etcd: Etcd{Snapshots: &EtcdSnapshots{Schedule: "0 */6 * * *", Retain: 10, S3: &SnapshotS3{
+			Endpoint: "https://s3.eu-central-1.amazonaws.com", Bucket: "prod-backups", Folder: "clusters/prod/etcd", Region: "eu-central-1",
+		}}},
 	}
 }

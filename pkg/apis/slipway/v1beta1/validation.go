@@ -68,6 +68,9 @@ func Validate(c *Cluster) (errs field.ErrorList, warnings []string) {
 		if s.Retain < 1 || s.Retain > MaxSnapshotRetain {
 			errs = append(errs, field.Invalid(p.Child("retain"), s.Retain, fmt.Sprintf("keep between 1 and %d snapshots", MaxSnapshotRetain)))
 		}
+		if s.S3 != nil {
+			errs = append(errs, validateSnapshotS3(s.S3, p.Child("s3"))...)
+		}
 	}
 	if c.Addons != nil && c.Addons.Path == "" {
 		errs = append(errs, field.Required(field.NewPath("addons", "path"), "the directory of addon manifests"))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -373,4 +374,46 @@ func validateURL(s string, p *field.Path, schemes ...string) field.ErrorList {
 		}
 	}
 	return field.ErrorList{field.NotSupported(p.Child("scheme"), u.Scheme, schemes)}
+}
+
+var (
+	// bucketRE is S3's rule for bucket names: 3 to 63 lowercase letters, digits, dots and
+	// hyphens, starting and ending with a letter or digit.
+	bucketRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	// folderRE is what a key prefix may hold here: path segments of letters, digits, '.', '_'
+	// and '-', so that keys need no escaping in URLs or on the hosts' command lines.
+	folderRE = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$`)
+	regionRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+)
+
+// validateSnapshotS3 checks etcd.snapshots.s3. A CA file is read later, when apply renders it.
+func validateSnapshotS3(s *SnapshotS3, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.Endpoint == "" {
+		errs = append(errs, field.Required(p.Child("endpoint"), "the store's URL, e.g. https://s3.eu-central-1.amazonaws.com"))
+	} else if e := validateURL(s.Endpoint, p.Child("endpoint"), "http", "https"); len(e) > 0 {
+		errs = append(errs, e...)
+	} else if u, _ := url.Parse(s.Endpoint); u.User != nil {
+		errs = append(errs, field.Invalid(p.Child("endpoint"), RedactURL(s.Endpoint),
+			"must not hold credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in slipway's environment"))
+	} else if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+		errs = append(errs, field.Invalid(p.Child("endpoint"), s.Endpoint, "must be a scheme and host only (name the bucket in bucket, a prefix in folder)"))
+	}
+	if s.Bucket == "" {
+		errs = append(errs, field.Required(p.Child("bucket"), "the bucket the snapshots are uploaded to"))
+	} else if !bucketRE.MatchString(s.Bucket) || strings.Contains(s.Bucket, "..") {
+		errs = append(errs, field.Invalid(p.Child("bucket"), s.Bucket, "must be an S3 bucket name: 3 to 63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit"))
+	}
+	if s.Folder != "" {
+		if !folderRE.MatchString(s.Folder) || slices.Contains(strings.Split(s.Folder, "/"), "..") || slices.Contains(strings.Split(s.Folder, "/"), ".") {
+			errs = append(errs, field.Invalid(p.Child("folder"), s.Folder, "must be a key prefix such as prod/etcd: segments of letters, digits, '.', '_' and '-' separated by '/', not starting with '/'"))
+		}
+	}
+	if !regionRE.MatchString(s.Region) {
+		errs = append(errs, field.Invalid(p.Child("region"), s.Region, "must be a region name such as us-east-1"))
+	}
+	if s.CAFile != "" && strings.HasPrefix(s.Endpoint, "http://") {
+		errs = append(errs, field.Invalid(p.Child("caFile"), s.CAFile, "is for an https:// endpoint"))
+	}
+	return errs
 }

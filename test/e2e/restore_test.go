@@ -30,16 +30,24 @@ import (
 // checkScheduledSnapshots schedules etcd snapshots every minute, keeping 2, on the control
 // planes of manifest (which must set etcd.snapshots so), and waits for the timer's first
 // snapshot on leader. It returns that snapshot's name.
-func (h *harness) checkScheduledSnapshots(t *testing.T, manifest, leader string, controlPlanes []string) string {
+func (h *harness) checkScheduledSnapshots(t *testing.T, manifest, leader string, controlPlanes []string, store *snapshotStore) string {
 	p := stepList(h.plan(manifest))
 	for _, cp := range controlPlanes {
 		if !slices.Contains(p, "etcd-snapshots on "+cp) {
 			t.Errorf("plan %v does not schedule snapshots on %s", p, cp)
 		}
 	}
-	h.mustApply(manifest)
+	// The S3 secret reaches the control planes, and nothing slipway prints, --verbose included.
+	if out := h.mustApply(manifest, "-v").out; strings.Contains(out, store.SecretAccessKey) {
+		t.Error("slipway printed the S3 secret key")
+	}
 	if p := h.plan(manifest); len(p.Steps) != 0 {
 		t.Errorf("the plan after scheduling snapshots: %v; want nothing to do", stepList(p))
+	}
+	for _, cp := range controlPlanes {
+		if out, err := h.onHost(cp, "stat -c '%a %U' "+scripts.SnapshotS3Config); err != nil || strings.TrimSpace(out) != "600 root" {
+			t.Errorf("%s: the S3 credentials file: %v %q; want mode 600, owned by root", cp, err, out)
+		}
 	}
 	var first string
 	err := kube.Wait(context.Background(), "the timer's first etcd snapshot on "+leader, 3*time.Minute, func(context.Context) (bool, string, error) {
@@ -78,7 +86,7 @@ func (h *harness) snapshotsOn(t *testing.T, host string) []string {
 func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes []string, version string, store *snapshotStore) {
 	ctx := context.Background()
 	leader := controlPlanes[0]
-	first := h.checkScheduledSnapshots(t, manifest, leader, controlPlanes)
+	first := h.checkScheduledSnapshots(t, manifest, leader, controlPlanes, store)
 	c := h.kube("e2e")
 	ks, err := c.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
 	if err != nil {

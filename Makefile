@@ -179,12 +179,14 @@ conformance-build: ## build e2e.test, ginkgo and agnhost for KUBE_VERSION from t
 
 # TestConformance alone. FULL=1 runs every [Conformance] spec (hours); the default is CI's subset
 # (test/conformance/subset.txt, part of test-e2e). CONFORMANCE_PROCS sets ginkgo's parallelism
-# (default 4). Reports: test/conformance/results.
+# (default 4). SPECS=FILE runs the specs FILE lists instead of the subset (same format, a path
+# from the repository's root), e.g. test/conformance/rerun.txt. Reports: test/conformance/results.
 FULL ?=
+SPECS ?=
 CONFORMANCE_PROCS ?=
 .PHONY: conformance
-conformance: conformance-build ## the conformance suite on a fresh sandbox HA cluster (3 control planes, 2 workers): CI's subset, or every [Conformance] spec with FULL=1
-	SLIPWAY_CONFORMANCE_FULL=$(FULL) SLIPWAY_CONFORMANCE_PROCS=$(CONFORMANCE_PROCS) \
+conformance: conformance-build ## the conformance suite on a fresh sandbox HA cluster (3 control planes, 2 workers): CI's subset, the specs of SPECS=FILE, or every [Conformance] spec with FULL=1
+	SLIPWAY_CONFORMANCE_FULL=$(FULL) SLIPWAY_CONFORMANCE_SPECS=$(SPECS) SLIPWAY_CONFORMANCE_PROCS=$(CONFORMANCE_PROCS) \
 	$(GO) test -count=1 -timeout 4h -v -run 'TestConformance$$' ./test/e2e
 
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------

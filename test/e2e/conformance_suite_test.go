@@ -30,8 +30,11 @@ const conformanceSubsetFile = "test/conformance/subset.txt"
 
 // conformanceOptions choose what a run of the suite runs and where its reports go.
 type conformanceOptions struct {
-	// Full runs every [Conformance] spec; otherwise the subset.
+	// Full runs every [Conformance] spec; otherwise the specs of SpecsFile.
 	Full bool
+	// SpecsFile lists the specs to run, one full spec text a line, relative to the repository's
+	// root: conformanceSubsetFile (CI's), or another list such as the failures of a full run.
+	SpecsFile string
 	// Procs is ginkgo's parallelism; the [Serial] specs run alone at the end.
 	Procs int
 	// ReportDir receives junit.xml, summary.txt and summary.json.
@@ -142,10 +145,10 @@ func (h *harness) pushConformanceImages(s conformanceSuite) {
 	}
 }
 
-// conformanceSubset reads the subset's spec texts.
-func conformanceSubset(t *testing.T) []string {
+// conformanceSubset reads the spec texts of a list such as conformanceSubsetFile.
+func conformanceSubset(t *testing.T, file string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", conformanceSubsetFile))
+	f, err := os.Open(filepath.Join("..", "..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +192,11 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 	focus, label := `\[Conformance\]`, "every [Conformance] spec"
 	var subset []string
 	if !o.Full {
-		subset = conformanceSubset(h.t)
-		focus, label = subsetFocus(subset), fmt.Sprintf("the %d specs of %s", len(subset), conformanceSubsetFile)
+		subset = conformanceSubset(h.t, o.SpecsFile)
+		if len(subset) == 0 {
+			h.t.Fatalf("%s names no spec", o.SpecsFile)
+		}
+		focus, label = subsetFocus(subset), fmt.Sprintf("the %d specs of %s", len(subset), o.SpecsFile)
 	}
 	if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
 		h.t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 // that CI runs (test/conformance/subset.txt, about 4 minutes); SLIPWAY_CONFORMANCE_FULL=1 (make
 // conformance FULL=1) runs every [Conformance] spec. The JUnit report, the suite's log and a
 // summary go to test/conformance/results (SLIPWAY_CONFORMANCE_REPORT_DIR to change it);
+// SLIPWAY_CONFORMANCE_SPECS names another list of specs than the subset (a file like subset.txt,
+// relative to the repository's root; make conformance SPECS=...), to rerun some;
 // SLIPWAY_CONFORMANCE_PROCS sets ginkgo's parallelism and SLIPWAY_CONFORMANCE_TIMEOUT bounds the
 // suite. The suite is built by test/conformance/build.sh (cached; .ci/run builds it first).
 func TestConformance(t *testing.T) {
@@ -52,5 +54,9 @@ func TestConformance(t *testing.T) {
 		}
 		timeout = d
 	}
-	h.runConformance(suite, filepath.Join(h.dir, "e2e-kubeconfig"), conformanceOptions{Full: full, Procs: procs, ReportDir: dir, Timeout: timeout})
+	specs := conformanceSubsetFile
+	if f := os.Getenv("SLIPWAY_CONFORMANCE_SPECS"); f != "" {
+		specs = f
+	}
+	h.runConformance(suite, filepath.Join(h.dir, "e2e-kubeconfig"), conformanceOptions{Full: full, SpecsFile: specs, Procs: procs, ReportDir: dir, Timeout: timeout})
 }

@@ -45,14 +45,17 @@ if [ ! -x "$bin/e2e.test" ]; then
   mv "$bin/e2e.test.tmp" "$bin/e2e.test"
 fi
 
-if [ ! -x "$bin/agnhost" ] || [ ! -x "$bin/ginkgo" ] || [ ! -x "$bin/nnp" ]; then
+if [ ! -x "$bin/agnhost" ] || [ ! -x "$bin/ginkgo" ] || [ ! -x "$bin/nnp" ] || [ ! -x "$bin/sample-apiserver" ]; then
   # agnhost reports the tag its image carries (its Makefile links VERSION in the same way).
   agnver=$(tr -d '[:space:]' <"$src/test/images/agnhost/VERSION")
-  echo "building agnhost $agnver, ginkgo and nnp" >&2
+  echo "building agnhost $agnver, ginkgo, nnp and sample-apiserver" >&2
   (cd "$work" && nice -n 19 go build "${flags[@]}" -ldflags "-s -w -X main.Version=$agnver" -o "$bin/agnhost" k8s.io/kubernetes/test/images/agnhost)
   (cd "$work" && nice -n 19 go build "${flags[@]}" -ldflags "-s -w" -o "$bin/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
   # nnp: the nonewprivs image's program (prints its effective uid).
   (cd "$work" && nice -n 19 go build "${flags[@]}" -ldflags "-s -w" -o "$bin/nnp" k8s.io/kubernetes/test/images/nonewprivs)
+  # sample-apiserver: the aggregator spec's extension API server, the main package of the
+  # staging module k8s.io/sample-apiserver at the release's v0.X.Y (the work module's replace).
+  (cd "$work" && nice -n 19 go build "${flags[@]}" -ldflags "-s -w" -o "$bin/sample-apiserver" k8s.io/sample-apiserver)
 fi
 
 "$bin/e2e.test" --help >/dev/null 2>&1 || { echo "build.sh: $bin/e2e.test --help fails" >&2; exit 1; }

@@ -5,7 +5,9 @@
 //   - agnhost, from its Go source, on a Debian userland (test/conformance/userland) that has the
 //     shell, curl, nc, dig and ip the tests run in agnhost pods, as upstream's Alpine one has;
 //   - busybox, Debian's static busybox with its applet links, on pkg/images' base files;
-//   - glibc-dns-testing, the Debian userland itself (upstream's is Debian with dnsutils).
+//   - glibc-dns-testing, the Debian userland itself (upstream's is Debian with dnsutils);
+//   - the full run's others (more.go): nginx, nautilus, kitten, nonroot, nonewprivs and
+//     sample-apiserver (sampleapiserver.go).
 //
 // It writes, under -out:
 //
@@ -155,8 +157,8 @@ func build(ctx context.Context, bin, src, userlandTar, out, registry string, o i
 	return nil
 }
 
-// moreImages are the images of the full run beyond the subset's (more.go), for the names the
-// suite lists.
+// moreImages are the images of the full run beyond the subset's (more.go, sampleapiserver.go),
+// for the names the suite lists.
 func moreImages(bin, src string, u *userland, agnhostImg, busyboxImg v1.Image, all []string, registry string, at time.Time) ([]images.Built, error) {
 	var out []images.Built
 	add := func(b images.Built, err error) error {
@@ -186,6 +188,11 @@ func moreImages(bin, src string, u *userland, agnhostImg, busyboxImg v1.Image, a
 	if refs := optional(all, registry, "nonewprivs"); refs != nil {
 		if err := add(nonewprivs(busyboxImg, filepath.Join(bin, "nnp"), refs, at)); err != nil {
 			return nil, fmt.Errorf("nonewprivs: %w", err)
+		}
+	}
+	if refs := optional(all, registry, "sample-apiserver"); refs != nil {
+		if err := add(sampleAPIServer(filepath.Join(bin, "sample-apiserver"), refs, at)); err != nil {
+			return nil, fmt.Errorf("sample-apiserver: %w", err)
 		}
 	}
 	return out, nil

@@ -30,6 +30,7 @@ func fakeRelease(t *testing.T, version string) (src, bin string) {
 	write(t, filepath.Join(src, agnhostDir, "porter/localhost.key"), "KEY", 0o600)
 	write(t, filepath.Join(bin, "agnhost"), "agnhost binary", 0o755)
 	write(t, filepath.Join(bin, "nnp"), "nnp binary", 0o755)
+	write(t, filepath.Join(bin, "sample-apiserver"), "sample-apiserver binary", 0o755)
 	write(t, filepath.Join(src, "test/images/nautilus/html/data.json"), `{"image": "nautilus.jpg"}`, 0o644)
 	// The real e2e.test reads promoterE2eRegistry from the file; this one takes its one line.
 	write(t, filepath.Join(bin, "e2e.test"), `#!/bin/sh
@@ -44,6 +45,8 @@ echo "$r/nginx:1.15-4"
 echo "$r/nginx:1.27-0"
 echo "$r/nautilus:1.8"
 echo "$r/nonewprivs:1.4"
+echo "$r/sample-apiserver:1.29.2"
+echo "registry.k8s.io/etcd:3.6.8-0"
 echo "registry.k8s.io/pause:3.10.2"
 `, 0o755)
 	return src, bin
@@ -199,7 +202,7 @@ func TestListed(t *testing.T) {
 			if err == nil && !slices.Equal(got, []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0",
 				"example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1", "example.test/e2e/glibc-dns-testing:2.0.0",
 				"example.test/e2e/nautilus:1.8", "example.test/e2e/nginx:1.15-4", "example.test/e2e/nginx:1.27-0", "example.test/e2e/nonewprivs:1.4",
-				"registry.k8s.io/pause:3.10.2"}) {
+				"example.test/e2e/sample-apiserver:1.29.2", "registry.k8s.io/etcd:3.6.8-0", "registry.k8s.io/pause:3.10.2"}) {
 				t.Errorf("listed %v", got)
 			}
 		})
@@ -215,7 +218,7 @@ func TestBuild(t *testing.T) {
 	}
 	want := []string{"example.test/e2e/agnhost:2.55", "example.test/e2e/agnhost:2.63.0", "example.test/e2e/busybox:1.36.1-1", "example.test/e2e/busybox:1.37.0-1",
 		"example.test/e2e/glibc-dns-testing:2.0.0", "example.test/e2e/nautilus:1.8", "example.test/e2e/nginx:1.15-4", "example.test/e2e/nginx:1.27-0",
-		"example.test/e2e/nonewprivs:1.4"}
+		"example.test/e2e/nonewprivs:1.4", "example.test/e2e/sample-apiserver:1.29.2"}
 	refs, err := images.Refs(filepath.Join(out, "conformance-images.tar"))
 	slices.Sort(refs)
 	if err != nil || !slices.Equal(refs, want) {
@@ -226,6 +229,7 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]map[string]string{} // ref -> path -> what it is
+	configs := map[string]v1.Config{}
 	idx, err := p.ImageIndex()
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +244,11 @@ func TestBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		files[d.Annotations[images.RefAnnotation]] = flatten(t, img)
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs[d.Annotations[images.RefAnnotation]] = cfg.Config
 	}
 	agn := files["example.test/e2e/agnhost:2.63.0"]
 	if agn["agnhost"] != "file" || agn["usr/bin/dash"] != "file" || agn["bin"] != "link usr/bin" || agn["etc/passwd"] != "file" {
@@ -269,6 +278,14 @@ func TestBuild(t *testing.T) {
 	}
 	if nnp := files["example.test/e2e/nonewprivs:1.4"]; nnp["usr/local/bin/nnp"] != "file" || nnp["bin/busybox"] != "file" {
 		t.Errorf("nonewprivs: %v", nnp)
+	}
+	// The aggregator spec gives sample-apiserver arguments only; it listens on 443, as root.
+	sa, saCfg := files["example.test/e2e/sample-apiserver:1.29.2"], configs["example.test/e2e/sample-apiserver:1.29.2"]
+	if sa["sample-apiserver"] != "file" || sa["etc/passwd"] != "file" || sa["usr/bin/dash"] != "" {
+		t.Errorf("sample-apiserver: %v", sa)
+	}
+	if !slices.Equal(saCfg.Entrypoint, []string{"/sample-apiserver"}) || saCfg.Cmd != nil || saCfg.User != "0:0" {
+		t.Errorf("sample-apiserver's config %+v", saCfg)
 	}
 	if _, err := os.Stat(filepath.Join(out, "oci", "index.json")); err != nil {
 		t.Errorf("no layout: %v", err)

@@ -26,10 +26,11 @@ import (
 //   - nonroot: the userland running as user 1234, as upstream's is debian-base with USER 1234;
 //   - nonewprivs: the release's nnp program, setuid root, on the busybox image (upstream's is
 //     Alpine plus nnp): it prints the effective uid, which a spec compares with and without
-//     allowPrivilegeEscalation.
+//     allowPrivilegeEscalation;
+//   - sample-apiserver, for the aggregator spec (sampleapiserver.go). The etcd image that spec
+//     runs beside it is not built here: it is kubeadm's, which the sandbox serves already.
 //
-// A release whose suite names none of an image leaves it out. The sample API server and etcd of
-// the aggregator spec are not built (README).
+// A release whose suite names none of an image leaves it out.
 
 const nginxConf = `# slipway test/conformance: the suite's nginx image, Debian's nginx-light in the foreground.
 user www-data;

@@ -153,7 +153,7 @@ func (c *Conn) session(ctx context.Context) (*xssh.Session, *link, func(), error
 			release()
 			return nil, nil, nil, err
 		}
-		s, err := newSession(ctx, l.client)
+		s, err := newSession(ctx, l)
 		if err == nil {
 			return s, l, release, nil
 		}
@@ -170,29 +170,51 @@ func (c *Conn) session(ctx context.Context) (*xssh.Session, *link, func(), error
 	}
 }
 
-// newSession opens a session, giving up when ctx ends: x/crypto's
-// NewSession has no context and waits forever on a connection that stopped
-// answering. A session that opens after we gave up is closed.
-func newSession(ctx context.Context, client *xssh.Client) (*xssh.Session, error) {
+// errLinkEnded is newSession's error when the connection ended while the
+// session was being opened.
+var errLinkEnded = errors.New("the connection ended while opening a session")
+
+// newSession opens a session on l, giving up when ctx ends or the
+// connection does. x/crypto's NewSession has no context and can wait
+// forever: on a connection that stopped answering, and on one that ended
+// just as the channel was requested (its read loop drops the pending
+// channels before writes start failing, so a request sent in between is
+// never answered). A session that opens after we gave up is closed.
+func newSession(ctx context.Context, l *link) (*xssh.Session, error) {
 	type result struct {
 		s   *xssh.Session
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		s, err := client.NewSession()
+		s, err := l.client.NewSession()
 		ch <- result{s, err}
 	}()
-	select {
-	case r := <-ch:
-		return r.s, r.err
-	case <-ctx.Done():
+	giveUp := func(err error) (*xssh.Session, error) {
 		go func() {
 			if r := <-ch; r.s != nil {
 				r.s.Close()
 			}
 		}()
-		return nil, ctx.Err()
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+		return giveUp(ctx.Err())
+	case <-l.done:
+		// Prefer a result that is already there: it says more.
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return nil, r.err
+			}
+			r.s.Close()
+			return nil, errLinkEnded
+		default:
+			return giveUp(errLinkEnded)
+		}
 	}
 }
 

@@ -168,7 +168,7 @@ func (c *Conn) stopRemote(l *link, pw *pidWriter, sudo bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	s, err := newSession(ctx, l.client)
+	s, err := newSession(ctx, l)
 	if err != nil {
 		return
 	}

@@ -32,7 +32,7 @@ func (c *Conn) sftpClient(ctx context.Context, sudo bool) (*sftp.Client, *link, 
 	if l.sftp != nil || l.sftpErr != nil {
 		return l.sftp, l, l.sftpErr
 	}
-	s, err := newSession(ctx, l.client)
+	s, err := newSession(ctx, l)
 	if err != nil {
 		return nil, l, fmt.Errorf("opening an SFTP session: %w", err)
 	}

@@ -51,7 +51,7 @@ func keepsContainerd1(t *testing.T, version string) bool {
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
-// snapshot and defragmentation, a user kubeconfig held to RBAC, status (healthy, then with a
+// snapshot and defragmentation, a user kubeconfig held to RBAC and refused after its TTL, status (healthy, then with a
 // control plane stopped), certificates renewed under an API prober, the repair of a reinstalled
 // control plane, scheduled etcd snapshots, every control plane lost and the cluster restored
 // from one of them, reset, a small cluster on the same hosts, an upgrade under a continuously probed
@@ -130,8 +130,9 @@ func TestLifecycle(t *testing.T) {
 		h.with(t).checkEtcd(t, ha, 3)
 	})
 
+	var viewer scopedUser
 	t.Run("a user kubeconfig signed by the cluster, held to RBAC", func(t *testing.T) {
-		h.with(t).checkUserKubeconfig(t, ha)
+		viewer = h.with(t).checkUserKubeconfig(t, ha)
 	})
 
 	t.Run("status, healthy and with a control plane stopped", func(t *testing.T) {
@@ -174,6 +175,12 @@ func TestLifecycle(t *testing.T) {
 		snapshots := h.writeManifest("ha-snapshots.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),
 			Extra: fmt.Sprintf(`etcd: {snapshots: {schedule: "* * * * *", retain: 2, s3: {endpoint: %q, bucket: %s, folder: %s}}}`, store.Endpoint, store.Bucket, store.Folder)})
 		h.checkRestore(t, snapshots, all, []string{"cp-1", "cp-2", "cp-3"}, previous, store)
+	})
+
+	// The user's 10-minute certificate, made before the renewal, the repair and the restore
+	// above (which keeps the cluster's CA), has expired by now or soon will.
+	t.Run("the user's certificate is refused once its TTL has passed", func(t *testing.T) {
+		h.with(t).checkUserExpired(t, viewer)
 	})
 
 	t.Run("reset leaves hosts ready for a new cluster", func(t *testing.T) {

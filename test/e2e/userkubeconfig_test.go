@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,18 @@ import (
 	"github.com/slipway-dev/slipway/pkg/kube"
 )
 
+// scopedUser is the client of a user kubeconfig that checkUserKubeconfig made, and when its
+// certificate expires.
+type scopedUser struct {
+	client   kubernetes.Interface
+	notAfter time.Time
+}
+
 // checkUserKubeconfig makes a kubeconfig for a user of group e2e-viewers with the cluster's real
-// signer, and checks that RBAC alone decides what it may do.
-func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) {
-	r := h.slipway(nil, "kubeconfig", "-m", manifest, "--user", "e2e-viewer", "--group", "e2e-viewers", "--ttl", "15m")
+// signer, valid for the shortest TTL slipway allows (10 minutes), and checks that RBAC alone
+// decides what it may do. checkUserExpired checks the same user again once the TTL has passed.
+func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) scopedUser {
+	r := h.slipway(nil, "kubeconfig", "-m", manifest, "--user", "e2e-viewer", "--group", "e2e-viewers", "--ttl", "10m")
 	if r.code != 0 {
 		t.Fatalf("kubeconfig --user: exit code %d\n%s", r.code, r.out)
 	}
@@ -34,8 +43,8 @@ func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := time.Until(cert.NotAfter); cert.Subject.CommonName != "e2e-viewer" || left > 16*time.Minute || left < 13*time.Minute {
-		t.Errorf("certificate for %s expiring in %s; want e2e-viewer, 15m", cert.Subject.CommonName, left)
+	if left := time.Until(cert.NotAfter); cert.Subject.CommonName != "e2e-viewer" || left > 11*time.Minute || left < 8*time.Minute {
+		t.Errorf("certificate for %s expiring in %s; want e2e-viewer, 10m", cert.Subject.CommonName, left)
 	}
 	rc, err := clientcmd.RESTConfigFromKubeConfig([]byte(r.stdout))
 	if err != nil {
@@ -72,5 +81,35 @@ func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) {
 	}
 	if !strings.Contains(r.out, "valid until") {
 		t.Errorf("kubeconfig --user does not say until when the certificate is valid:\n%s", r.out)
+	}
+	return scopedUser{client: viewer, notAfter: cert.NotAfter}
+}
+
+// checkUserExpired checks that the API authenticates u until its certificate's NotAfter (it is
+// refused as forbidden, its RoleBinding being gone) and refuses it as unauthorized from then on.
+// It waits for the expiry when the TTL has not passed yet.
+func (h *harness) checkUserExpired(t *testing.T, u scopedUser) {
+	if u.client == nil {
+		t.Fatal("no user kubeconfig was made earlier in the test")
+	}
+	ctx := context.Background()
+	err := kube.Wait(ctx, "the API to refuse the user once its certificate expired at "+u.notAfter.Format(time.RFC3339),
+		time.Until(u.notAfter)+2*time.Minute, func(ctx context.Context) (bool, string, error) {
+			_, err := u.client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+			expired := time.Now().After(u.notAfter)
+			switch {
+			case apierrors.IsUnauthorized(err) && expired:
+				return true, "", nil
+			case apierrors.IsUnauthorized(err):
+				return true, "", fmt.Errorf("the API refused the user as unauthorized %s before its certificate expired: %v", time.Until(u.notAfter).Round(time.Second), err)
+			case err == nil:
+				return true, "", fmt.Errorf("the user lists pods with no RoleBinding (expired: %t)", expired)
+			case apierrors.IsForbidden(err):
+				return false, fmt.Sprintf("authenticated, forbidden (expired: %t)", expired), nil
+			}
+			return false, err.Error(), nil
+		})
+	if err != nil {
+		t.Error(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -310,8 +311,19 @@ func (h *harness) slipway(env []string, args ...string) result {
 	}
 	// The log carries the wall-clock time of each line, so that what slipway did can be
 	// matched with what the workload prober saw.
-	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, out.Stamped())
+	h.t.Logf("slipway %s (%s, exit %d):\n%s", strings.Join(args, " "), r.duration.Round(time.Second), r.code, redactKeys(out.Stamped()))
 	return r
+}
+
+// keyField matches the private key and token fields of a kubeconfig that slipway kubeconfig
+// prints, up to the end of the line.
+var keyField = regexp.MustCompile(`(?m)^(.*\b(?:client-key-data|token):\s*)\S.*$`)
+
+// redactKeys hides the private keys and tokens in slipway's output before it goes to the test
+// log: a kubeconfig printed by `slipway kubeconfig` would otherwise put a client key in CI's
+// output. The test itself reads the unredacted result.
+func redactKeys(s string) string {
+	return keyField.ReplaceAllString(s, "${1}<redacted>")
 }
 
 // lockedBuffer is a Writer that several goroutines may share. Beside the plain text it keeps

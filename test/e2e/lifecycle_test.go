@@ -51,12 +51,12 @@ func keepsContainerd1(t *testing.T, version string) bool {
 
 // TestLifecycle drives one set of sandbox hosts through a cluster's life: bad input refused
 // before any change, an HA install interrupted three times, a no-op re-apply, etcd members and a
-// snapshot and defragmentation, a user kubeconfig held to RBAC and refused after its TTL, status (healthy, then with a
-// control plane stopped), certificates renewed under an API prober, the repair of a reinstalled
-// control plane, scheduled etcd snapshots, every control plane lost and the cluster restored
-// from one of them, reset, a small cluster on the same hosts, an upgrade under a continuously probed
-// workload, a fresh host joined by a pool Machine's user-data, and an HA install of the newest
-// minor from uploaded binaries.
+// snapshot and defragmentation, a user kubeconfig held to RBAC and refused after its TTL, status
+// (healthy, then with a control plane stopped), certificates renewed under an API prober, the
+// repair of a reinstalled control plane, scheduled etcd snapshots, every control plane lost and
+// the cluster restored from one of them, reset, a small cluster on the same hosts, an upgrade
+// under a continuously probed workload, a fresh host joined by a pool Machine's user-data, and an
+// HA install of the newest minor from uploaded binaries.
 func TestLifecycle(t *testing.T) {
 	t.Parallel() // beside TestPools: each has a sandbox of its own
 	h := upSandbox(t, "e2e", "172.30.250.0/24", 4, 3, true)

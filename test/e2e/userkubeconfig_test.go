@@ -80,7 +80,7 @@ func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) scopedUser 
 		t.Errorf("the viewer lists Secrets in kube-system: %v; want forbidden", err)
 	}
 	if !strings.Contains(r.out, "valid until") {
-		t.Errorf("kubeconfig --user does not say until when the certificate is valid:\n%s", r.out)
+		t.Errorf("kubeconfig --user does not say until when the certificate is valid:\n%s", redactKeys(r.out))
 	}
 	return scopedUser{client: viewer, notAfter: cert.NotAfter}
 }

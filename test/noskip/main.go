@@ -1,10 +1,14 @@
 // Command noskip reads `go test -json` on stdin and prints what a plain `go test` would: each
-// package's result line, and the whole output of every failing test and package. It also
-// collects every skipped test with the reason it gave, and lists them at the end. With -fail
-// (what .ci/run uses under CI=true) a skipped test fails the run: in CI every component a test
-// needs is installed, so a skip means that something did not run.
+// package's result line, and the whole output of every failing test and package. With -stream
+// it prints every line of output as it arrives instead, as `go test -v` would (the e2e tests,
+// whose progress is worth watching). It also collects every skipped test with the reason it
+// gave, and lists them at the end, after the end of each failed test's own output, so that the
+// tail of a long log says what failed and why. With -fail (what .ci/run uses under CI=true) a
+// skipped test fails the run: in CI every component a test needs is installed, so a skip means
+// that something did not run.
 //
 //	go test -json ./... | go run ./test/noskip -fail
+//	go test -json -run TestPools ./test/e2e | go run ./test/noskip -stream
 //
 // Its exit status is 1 when a test or package failed, when a skip is not allowed, or when the
 // input ends without a result for a package it saw start; the caller keeps `go test`'s own
@@ -37,12 +41,25 @@ type summary struct {
 	failed   bool
 	started  map[string]bool
 	finished map[string]bool
+	// failures are the failed tests, in the order they ended, with the end of their own output.
+	failures []failure
 }
+
+// failure is a failed test (or package, Test empty) and the last lines of what it printed
+// itself, its subtests' output aside.
+type failure struct {
+	pkg, test string
+	tail      []string
+}
+
+// recapLines is how much of each failed test's own output the recap repeats.
+const recapLines = 40
 
 func main() {
 	fail := flag.Bool("fail", false, "exit 1 when any test was skipped")
+	stream := flag.Bool("stream", false, "print every line of output as it arrives, as go test -v does")
 	flag.Parse()
-	s, err := read(os.Stdin, os.Stdout)
+	s, err := read(os.Stdin, os.Stdout, *stream)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "noskip:", err)
 		os.Exit(1)
@@ -50,8 +67,9 @@ func main() {
 	os.Exit(s.report(os.Stdout, *fail))
 }
 
-// read copies the plain result lines to w as events arrive, and remembers skips and failures.
-func read(r io.Reader, w io.Writer) (*summary, error) {
+// read copies the plain result lines to w as events arrive (with stream, every line of output),
+// and remembers skips and failures.
+func read(r io.Reader, w io.Writer, stream bool) (*summary, error) {
 	s := &summary{started: map[string]bool{}, finished: map[string]bool{}}
 	output := map[key][]string{}
 	sc := bufio.NewScanner(r)
@@ -70,18 +88,25 @@ func read(r io.Reader, w io.Writer) (*summary, error) {
 			s.started[e.Package] = true
 		case "output":
 			output[k] = append(output[k], e.Output)
+			if stream {
+				fmt.Fprint(w, e.Output)
+			}
 		case "skip":
 			if e.Test != "" {
 				s.skips = append(s.skips, fmt.Sprintf("%s %s: %s", e.Package, e.Test, reason(output[k])))
 			} else { // a package without test files
 				s.finished[e.Package] = true
-				fmt.Fprint(w, last(output[k]))
+				if !stream {
+					fmt.Fprint(w, last(output[k]))
+				}
 			}
 			delete(output, k)
 		case "pass":
 			if e.Test == "" {
 				s.finished[e.Package] = true
-				fmt.Fprint(w, last(output[k]))
+				if !stream {
+					fmt.Fprint(w, last(output[k]))
+				}
 			}
 			delete(output, k)
 		case "build-output": // go 1.24 and later report build errors as events
@@ -93,18 +118,37 @@ func read(r io.Reader, w io.Writer) (*summary, error) {
 			if e.Test == "" {
 				s.finished[e.Package] = true
 			}
-			fmt.Fprint(w, strings.Join(output[k], ""))
+			if !stream {
+				fmt.Fprint(w, strings.Join(output[k], ""))
+			}
+			if tail := ownTail(output[k], recapLines); len(tail) > 0 {
+				s.failures = append(s.failures, failure{e.Package, e.Test, tail})
+			}
 			delete(output, k)
 		}
 	}
 	return s, sc.Err()
 }
 
-// report lists the skipped tests and returns the exit status.
+// report repeats the end of each failed test's output, lists the skipped tests and returns the
+// exit status.
 func (s *summary) report(w io.Writer, fail bool) int {
 	status := 0
 	if s.failed {
 		status = 1
+	}
+	if len(s.failures) > 0 {
+		fmt.Fprintf(w, "noskip: what the %d failed tests printed last:\n", len(s.failures))
+		for _, f := range s.failures {
+			name := f.test
+			if name == "" {
+				name = "(the package itself)"
+			}
+			fmt.Fprintf(w, "--- %s %s\n", f.pkg, name)
+			for _, l := range f.tail {
+				fmt.Fprintln(w, "    "+l)
+			}
+		}
 	}
 	var unfinished []string
 	for p := range s.started {
@@ -147,6 +191,27 @@ func reason(lines []string) string {
 		return "(no reason given)"
 	}
 	return kept[len(kept)-1]
+}
+
+// ownTail is the last n lines a test printed itself: its log and failure messages, without the
+// "=== RUN" and "--- FAIL" lines go test adds, nor blank lines. Nothing when it printed nothing
+// else (a parent whose subtest failed).
+func ownTail(lines []string, n int) []string {
+	var kept []string
+	for _, chunk := range lines {
+		for _, l := range strings.Split(strings.TrimRight(chunk, "\n"), "\n") {
+			t := strings.TrimSpace(l)
+			if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") ||
+				t == "FAIL" || strings.HasPrefix(t, "FAIL\t") || t == "PASS" || strings.HasPrefix(t, "exit status ") {
+				continue
+			}
+			kept = append(kept, strings.TrimRight(l, " \t"))
+		}
+	}
+	if len(kept) > n {
+		kept = kept[len(kept)-n:]
+	}
+	return kept
 }
 
 // last is a package's result line ("ok  	pkg	1.2s"), the last of its output.

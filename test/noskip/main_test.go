@@ -29,7 +29,7 @@ func TestReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		s, err := read(in, &out)
+		s, err := read(in, &out, false)
 		in.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -51,13 +51,54 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// With -stream every line goes out as it arrives, once; a failed test's own last lines are
+// repeated at the end, after the last package's result, where the tail of a CI log shows them.
+func TestStreamRecapsFailures(t *testing.T) {
+	in, err := os.Open("testdata/fail.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out bytes.Buffer
+	s, err := read(in, &out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status := s.report(&out, false); status != 1 {
+		t.Errorf("status %d, want 1", status)
+	}
+	got := out.String()
+	for _, w := range []string{"=== RUN   TestOK", "noise", "--- FAIL: TestBad", "what the 1 failed tests printed last:\n--- example.com/nsk/p TestBad\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q:\n%s", w, got)
+		}
+	}
+	recap := got[strings.Index(got, "noskip: what the"):]
+	if !strings.Contains(recap, "broken widget") || strings.Contains(recap, "=== RUN") || strings.Contains(recap, "exit status") {
+		t.Errorf("the recap should hold TestBad's message and nothing go test added:\n%s", recap)
+	}
+	if n := strings.Count(got, "broken widget"); n != 2 {
+		t.Errorf("the failure message appears %d times, want twice (streamed, then in the recap):\n%s", n, got)
+	}
+}
+
+func TestOwnTail(t *testing.T) {
+	lines := []string{"=== RUN   TestX/a\n", "    x_test.go:1: one\n    x_test.go:2: two\n", "\n", "--- FAIL: TestX/a (0.00s)\n"}
+	if got := ownTail(lines, 1); len(got) != 1 || got[0] != "    x_test.go:2: two" {
+		t.Errorf("ownTail(_, 1) = %q", got)
+	}
+	if got := ownTail([]string{"=== RUN   TestX\n", "--- FAIL: TestX (0.00s)\n"}, 5); len(got) != 0 {
+		t.Errorf("a test that printed nothing itself: %q, want nothing", got)
+	}
+}
+
 // A stream cut off before a package's result (go test killed) fails the run.
 func TestUnfinishedPackage(t *testing.T) {
 	in := `{"Action":"start","Package":"example.com/a"}
 {"Action":"run","Package":"example.com/a","Test":"TestX"}
 `
 	var out bytes.Buffer
-	s, err := read(strings.NewReader(in), &out)
+	s, err := read(strings.NewReader(in), &out, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ generate: $(TOOLS)/controller-gen ## regenerate deepcopy code and CRDs
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
 	@out=$$(gofmt -l cmd pkg test); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags bench,conformance ./test/e2e
 	$(TOOLS)/staticcheck ./...
 
 .PHONY: tidy-check
@@ -91,15 +92,23 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	PATH="$(TOOLS):$$PATH" \
 	$(GO) test -json -count=1 -parallel 3 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
-# The e2e tests run one at a time: TestQuickStart (about 6 minutes), then TestLifecycle,
-# TestPools, TestAdopt (about 6 minutes) and TestConformance (the conformance subset on an HA
-# cluster of its own, about 8 minutes; it needs make conformance-build first). E2E_PARALLEL=2 runs the last two side by side (each has its own sandbox); on 2 cores
-# the load reaches 20-30, the probed upgrade drops requests, and it saves little. E2E_SKIP takes a
-# test name pattern to leave out (go test -skip).
-E2E_PARALLEL ?= 1
-E2E_SKIP ?=
-test-e2e: ## end-to-end on sandbox hosts: TestQuickStart, TestLifecycle, TestPools, TestAdopt and TestConformance (E2E_PARALLEL=2 runs the parallel ones two at a time)
-	$(GO) test -count=1 -timeout 80m -parallel $(E2E_PARALLEL) $(if $(E2E_SKIP),-skip '$(E2E_SKIP)') -v ./test/e2e
+# The e2e tests: TestLifecycle and TestPools one after the other (each about 20-35 minutes on 2
+# cores; each probes a workload through upgrades and counts every failed request, which a second
+# cluster's load beside it makes fail), then TestQuickStart beside TestAdopt and the package's
+# other tests (about 10 and 7 minutes; no prober; a sandbox each, on networks of their own), their
+# output prefixed with the test's name. The conformance subset runs inside TestPools. Each run's
+# output goes through test/noskip -stream: as go test -v prints it, then the end of every failed
+# test's own output again, so that the tail of a CI log says what failed.
+E2E_ALONE := TestLifecycle|TestPools
+E2E_GO_TEST := $(GO) test -json -count=1 -v
+E2E_OUT := $(GO) run ./test/noskip -stream $(NOSKIP)
+test-e2e: ## end-to-end on sandbox hosts: TestLifecycle, TestPools (with the conformance subset), then TestQuickStart beside TestAdopt
+	( set -o pipefail; $(E2E_GO_TEST) -timeout 80m -parallel 1 -run '^($(E2E_ALONE))$$' ./test/e2e | $(E2E_OUT) ); alone=$$?; \
+	( set -o pipefail; $(E2E_GO_TEST) -timeout 45m -run '^TestQuickStart$$' ./test/e2e | $(E2E_OUT) | sed -u 's/^/[TestQuickStart] /' ) & quick=$$!; \
+	( set -o pipefail; $(E2E_GO_TEST) -timeout 45m -skip '^(TestQuickStart|$(E2E_ALONE))$$' ./test/e2e | $(E2E_OUT) | sed -u 's/^/[TestAdopt] /' ); rest=$$?; \
+	wait $$quick; quickrc=$$?; \
+	if [ $$alone != 0 ] || [ $$quickrc != 0 ] || [ $$rest != 0 ]; then \
+	  echo "test-e2e failed: TestLifecycle and TestPools exit $$alone, TestQuickStart exit $$quickrc, TestAdopt and the rest exit $$rest" >&2; exit 1; fi
 
 .PHONY: test-e2e-pools
 test-e2e-pools: ## end-to-end: an OpenStack worker pool whose machines boot as hosts and join, under 3 control planes behind the load balancer (TestPools alone)
@@ -177,8 +186,9 @@ test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a 
 conformance-build: ## build e2e.test, ginkgo and agnhost for KUBE_VERSION from the Go module proxy (cached; cold about 20 minutes on 2 busy cores), and the test images
 	test/conformance/build.sh $(KUBE_VERSION)
 
-# TestConformance alone. FULL=1 runs every [Conformance] spec (hours); the default is CI's subset
-# (test/conformance/subset.txt, part of test-e2e). CONFORMANCE_PROCS sets ginkgo's parallelism
+# TestConformance (built with -tags conformance) on a cluster of its own. FULL=1 runs every
+# [Conformance] spec (hours); the default is CI's subset (test/conformance/subset.txt, which
+# test-e2e runs on TestPools' cluster). CONFORMANCE_PROCS sets ginkgo's parallelism
 # (default 4). SPECS=FILE runs the specs FILE lists instead of the subset (same format, a path
 # from the repository's root), e.g. test/conformance/rerun.txt. Reports: test/conformance/results.
 FULL ?=
@@ -187,7 +197,7 @@ CONFORMANCE_PROCS ?=
 .PHONY: conformance
 conformance: conformance-build ## the conformance suite on a fresh sandbox HA cluster (3 control planes, 2 workers): CI's subset, the specs of SPECS=FILE, or every [Conformance] spec with FULL=1
 	SLIPWAY_CONFORMANCE_FULL=$(FULL) SLIPWAY_CONFORMANCE_SPECS=$(SPECS) SLIPWAY_CONFORMANCE_PROCS=$(CONFORMANCE_PROCS) \
-	$(GO) test -count=1 -timeout 4h -v -run 'TestConformance$$' ./test/e2e
+	$(GO) test -tags conformance -count=1 -timeout 4h -v -run 'TestConformance$$' ./test/e2e
 
 # ---- sandbox: real hosts as Docker containers (test/sandbox, see its README) ----------------
 SANDBOX_FLAGS ?= --hosts 4 --lb

@@ -30,7 +30,7 @@ import (
 // enables encryption at rest on it.
 func TestAdopt(t *testing.T) {
 	t.Parallel()
-	h := upSandbox(t, "adopt", "172.30.253.0/24", 2, 1, false)
+	h := upSandbox(t, "adopt", "172.30.248.0/24", 2, 1, false) // beside TestQuickStart (172.30.253.0/24) in make test-e2e
 	cp, worker := h.host("cp-1"), h.host("worker-1")
 	hosts := []string{cp.Name, worker.Name}
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,52 @@ type conformanceOptions struct {
 	ReportDir string
 	// Timeout bounds the whole suite.
 	Timeout time.Duration
+	// NonBlockingTaints are taints besides the control-plane one under which a node does not
+	// hold the suite back at its start (e2e.test's --non-blocking-taints): the cloud provider's
+	// uninitialized taint on control planes that are not servers of the cloud, say.
+	NonBlockingTaints []string
+}
+
+// conformanceSubsetOptions run CI's subset with 4 ginkgo processes within 30 minutes, its
+// reports in test/conformance/results.
+func conformanceSubsetOptions() conformanceOptions {
+	return conformanceOptions{SpecsFile: conformanceSubsetFile, Procs: 4, Timeout: 30 * time.Minute,
+		ReportDir: filepath.Join("..", "conformance", "results")}
+}
+
+// conformanceOptionsFromEnv reads what make conformance passes: SLIPWAY_CONFORMANCE_FULL=1 for
+// every [Conformance] spec, SLIPWAY_CONFORMANCE_SPECS for another list than the subset,
+// SLIPWAY_CONFORMANCE_PROCS (default 4), SLIPWAY_CONFORMANCE_TIMEOUT (default 30 minutes, 3
+// hours for a full run) and SLIPWAY_CONFORMANCE_REPORT_DIR (default test/conformance/results).
+// Without them it is conformanceSubsetOptions.
+func conformanceOptionsFromEnv(t *testing.T) conformanceOptions {
+	t.Helper()
+	o := conformanceSubsetOptions()
+	o.Full = os.Getenv("SLIPWAY_CONFORMANCE_FULL") == "1"
+	if d := os.Getenv("SLIPWAY_CONFORMANCE_REPORT_DIR"); d != "" {
+		o.ReportDir = d
+	}
+	if p := os.Getenv("SLIPWAY_CONFORMANCE_PROCS"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			t.Fatalf("SLIPWAY_CONFORMANCE_PROCS=%q: want a positive number", p)
+		}
+		o.Procs = n
+	}
+	if o.Full {
+		o.Timeout = 3 * time.Hour
+	}
+	if v := os.Getenv("SLIPWAY_CONFORMANCE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("SLIPWAY_CONFORMANCE_TIMEOUT=%q: want a duration such as 90m", v)
+		}
+		o.Timeout = d
+	}
+	if f := os.Getenv("SLIPWAY_CONFORMANCE_SPECS"); f != "" {
+		o.SpecsFile = f
+	}
+	return o
 }
 
 // conformanceSummary is what a run of the suite came to, from its JUnit report.
@@ -214,6 +261,9 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 		"--provider=skeleton",
 		// The hosts are containers of this machine; nothing is slow on purpose, but 2 cores are shared.
 		"--system-pods-startup-timeout=5m",
+	}
+	if len(o.NonBlockingTaints) > 0 {
+		suiteArgs = append(suiteArgs, "--non-blocking-taints="+strings.Join(append([]string{"node-role.kubernetes.io/control-plane"}, o.NonBlockingTaints...), ","))
 	}
 
 	// A dry run first: the focus must select exactly the subset, so that a renamed spec in a new

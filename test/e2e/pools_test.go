@@ -42,7 +42,8 @@ const poolNetwork = "sandbox"
 // sandbox's own network (a provider network), run the user-data the controller rendered through
 // cloud-init, and join as Nodes. Nothing here stands in for a kubelet. A PodDisruptionBudget-
 // protected workload on the pool, probed through a load balancer, must lose no request while the
-// pool rolls to a new flavor and while a Machine is deleted.
+// pool rolls to a new flavor and while a Machine is deleted. Once the pool has three machines,
+// the Kubernetes conformance suite's CI subset runs on the cluster (issue 22).
 //
 // The control plane is three sandbox hosts behind the sandbox's load balancer, the apiEndpoint
 // the pool's machines join through (SLIPWAY_E2E_POOLS_HA=0, make test-e2e-pools-1cp, makes it

@@ -30,6 +30,24 @@ import (
 // checkScheduledSnapshots schedules etcd snapshots every minute, keeping 2, on the control
 // planes of manifest (which must set etcd.snapshots so), and waits for the timer's first
 // snapshot on leader. It returns that snapshot's name.
+// waitSnapshotServiceIdle waits until the snapshot service on host is not running. The timer
+// starts it on the minute, and a `systemctl start` while that run is still uploading joins it
+// rather than taking a snapshot of its own: a run by hand must begin after the timer's has ended.
+func (h *harness) waitSnapshotServiceIdle(t *testing.T, host string) {
+	t.Helper()
+	err := kube.Wait(context.Background(), "the etcd snapshot service on "+host+" to be idle", 2*time.Minute, func(context.Context) (bool, string, error) {
+		out, err := h.onHost(host, "systemctl show -p ActiveState --value "+scripts.SnapshotUnit+".service")
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		state := strings.TrimSpace(out)
+		return state != "activating" && state != "active" && state != "deactivating", "ActiveState " + state, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (h *harness) checkScheduledSnapshots(t *testing.T, manifest, leader string, controlPlanes []string, store *snapshotStore) string {
 	p := stepList(h.plan(manifest))
 	for _, cp := range controlPlanes {
@@ -108,6 +126,7 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 		t.Fatal(err)
 	}
 	// A snapshot by hand, through the service the timer starts.
+	h.waitSnapshotServiceIdle(t, leader)
 	before := h.snapshotsOn(t, leader)
 	if out, err := h.onHost(leader, "systemctl start "+scripts.SnapshotUnit+".service"); err != nil {
 		t.Fatalf("starting a snapshot by hand: %v\n%s", err, out)
@@ -130,6 +149,7 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 		t.Errorf("the snapshot's checksum and mode on %s: %v\n%s", leader, err, out)
 	}
 	// Retention: one more run, by hand, and only the newest 2 remain: the timer's first is gone.
+	h.waitSnapshotServiceIdle(t, leader)
 	if out, err := h.onHost(leader, "systemctl start "+scripts.SnapshotUnit+".service"); err != nil {
 		t.Fatalf("starting a snapshot by hand: %v\n%s", err, out)
 	}

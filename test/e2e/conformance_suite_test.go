@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,41 +52,6 @@ type conformanceOptions struct {
 func conformanceSubsetOptions() conformanceOptions {
 	return conformanceOptions{SpecsFile: conformanceSubsetFile, Procs: 4, Timeout: 30 * time.Minute,
 		ReportDir: filepath.Join("..", "conformance", "results")}
-}
-
-// conformanceOptionsFromEnv reads what make conformance passes: SLIPWAY_CONFORMANCE_FULL=1 for
-// every [Conformance] spec, SLIPWAY_CONFORMANCE_SPECS for another list than the subset,
-// SLIPWAY_CONFORMANCE_PROCS (default 4), SLIPWAY_CONFORMANCE_TIMEOUT (default 30 minutes, 3
-// hours for a full run) and SLIPWAY_CONFORMANCE_REPORT_DIR (default test/conformance/results).
-// Without them it is conformanceSubsetOptions.
-func conformanceOptionsFromEnv(t *testing.T) conformanceOptions {
-	t.Helper()
-	o := conformanceSubsetOptions()
-	o.Full = os.Getenv("SLIPWAY_CONFORMANCE_FULL") == "1"
-	if d := os.Getenv("SLIPWAY_CONFORMANCE_REPORT_DIR"); d != "" {
-		o.ReportDir = d
-	}
-	if p := os.Getenv("SLIPWAY_CONFORMANCE_PROCS"); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 {
-			t.Fatalf("SLIPWAY_CONFORMANCE_PROCS=%q: want a positive number", p)
-		}
-		o.Procs = n
-	}
-	if o.Full {
-		o.Timeout = 3 * time.Hour
-	}
-	if v := os.Getenv("SLIPWAY_CONFORMANCE_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			t.Fatalf("SLIPWAY_CONFORMANCE_TIMEOUT=%q: want a duration such as 90m", v)
-		}
-		o.Timeout = d
-	}
-	if f := os.Getenv("SLIPWAY_CONFORMANCE_SPECS"); f != "" {
-		o.SpecsFile = f
-	}
-	return o
 }
 
 // conformanceSummary is what a run of the suite came to, from its JUnit report.

@@ -3,8 +3,11 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // TestConformance is make conformance (issue 22): sandbox hosts, an HA cluster (3 control planes
@@ -28,4 +31,39 @@ func TestConformance(t *testing.T) {
 	h.expectNodes(h.kube("e2e"), nodes, current)
 	h.pushConformanceImages(suite)
 	h.runConformance(suite, filepath.Join(h.dir, "e2e-kubeconfig"), conformanceOptionsFromEnv(t))
+}
+
+// conformanceOptionsFromEnv reads what make conformance passes: SLIPWAY_CONFORMANCE_FULL=1 for
+// every [Conformance] spec, SLIPWAY_CONFORMANCE_SPECS for another list than the subset,
+// SLIPWAY_CONFORMANCE_PROCS (default 4), SLIPWAY_CONFORMANCE_TIMEOUT (default 30 minutes, 3
+// hours for a full run) and SLIPWAY_CONFORMANCE_REPORT_DIR (default test/conformance/results).
+// Without them it is conformanceSubsetOptions.
+func conformanceOptionsFromEnv(t *testing.T) conformanceOptions {
+	t.Helper()
+	o := conformanceSubsetOptions()
+	o.Full = os.Getenv("SLIPWAY_CONFORMANCE_FULL") == "1"
+	if d := os.Getenv("SLIPWAY_CONFORMANCE_REPORT_DIR"); d != "" {
+		o.ReportDir = d
+	}
+	if p := os.Getenv("SLIPWAY_CONFORMANCE_PROCS"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			t.Fatalf("SLIPWAY_CONFORMANCE_PROCS=%q: want a positive number", p)
+		}
+		o.Procs = n
+	}
+	if o.Full {
+		o.Timeout = 3 * time.Hour
+	}
+	if v := os.Getenv("SLIPWAY_CONFORMANCE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("SLIPWAY_CONFORMANCE_TIMEOUT=%q: want a duration such as 90m", v)
+		}
+		o.Timeout = d
+	}
+	if f := os.Getenv("SLIPWAY_CONFORMANCE_SPECS"); f != "" {
+		o.SpecsFile = f
+	}
+	return o
 }

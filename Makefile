@@ -92,7 +92,7 @@ test-integration: ## unit and integration tests of the packages test-race does n
 	PATH="$(TOOLS):$$PATH" \
 	$(GO) test -json -count=1 -parallel 3 -timeout 45m $$($(GO) list ./... | grep -v /test/e2e | grep -vxF -f <($(GO) list $(RACE_PKGS))) | $(GO) run ./test/noskip $(NOSKIP)
 
-# The e2e tests: TestLifecycle and TestPools one after the other (about 34 and 28 minutes on 2
+# The e2e tests: TestLifecycle and TestPools one after the other (22-34 and 28 minutes here on 2
 # cores; each probes a workload through upgrades and counts every failed request, which a second
 # cluster's load beside it makes fail), then TestQuickStart beside TestAdopt and the package's
 # other tests (no prober; a sandbox each, on networks of their own; 491 and 806 s side by side,

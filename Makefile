@@ -96,9 +96,10 @@ test-integration: ## unit and integration tests of the packages test-race does n
 # cores; each probes a workload through upgrades and counts every failed request, which a second
 # cluster's load beside it makes fail), then TestQuickStart beside TestAdopt and the package's
 # other tests (no prober; a sandbox each, on networks of their own; 491 and 806 s side by side,
-# 852 s in all, on 2026-11-29), their output prefixed with the test's name. The conformance subset runs inside TestPools. Each run's
-# output goes through test/noskip -stream: as go test -v prints it, then the end of every failed
-# test's own output again, so that the tail of a CI log says what failed.
+# 852 s in all, on 2026-11-29), their output prefixed with the test's name. The conformance
+# subset runs inside TestPools. Each run's output goes through test/noskip -stream: as go test -v
+# prints it, then the end of every failed test's own output again, so that the tail of a CI log
+# says what failed.
 E2E_ALONE := TestLifecycle|TestPools
 E2E_GO_TEST := $(GO) test -json -count=1 -v
 E2E_OUT := $(GO) run ./test/noskip -stream $(NOSKIP)

@@ -179,18 +179,10 @@ func (s *summary) report(w io.Writer, fail bool) int {
 // reason is the last line a skipped test printed before its "--- SKIP" line, which is where
 // t.Skip's message goes.
 func reason(lines []string) string {
-	var kept []string
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- SKIP") {
-			continue
-		}
-		kept = append(kept, l)
+	if tail := ownTail(lines, 1); len(tail) > 0 {
+		return strings.TrimSpace(tail[0])
 	}
-	if len(kept) == 0 {
-		return "(no reason given)"
-	}
-	return kept[len(kept)-1]
+	return "(no reason given)"
 }
 
 // ownTail is the last n lines a test printed itself: its log and failure messages, without the

@@ -74,8 +74,16 @@ RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apiproxy/... ./pkg/apis/...
 # test-race and test-integration print what plain `go test` would, then every skipped test with its
 # reason (test/noskip); under CI=true a skip fails the run, as a component every test needs is installed.
 NOSKIP := $(if $(filter true,$(CI)),-fail,)
+# Each part runs even when one before it failed, so that one run says everything that fails, and
+# ends with a "==> phase" line with its exit status and time, from which .ci/run's digest compares
+# each part with its budget (.ci/budget).
+TEST_PHASES := test-race test-integration test-e2e-alone test-e2e-side
 .PHONY: test test-race test-integration test-e2e
-test: test-race test-integration test-e2e ## all tests: unit, integration and e2e (needs the ci-* set-up targets once)
+test: ## all tests: unit, integration and e2e (needs the ci-* set-up targets once); each part timed
+	@rc=0; for p in $(TEST_PHASES); do \
+	  s=$$(date +%s); $(MAKE) --no-print-directory $$p; r=$$?; [ $$r = 0 ] || rc=1; \
+	  echo "==> phase $$p: exit $$r after $$(( $$(date +%s) - s ))s"; \
+	done; exit $$rc
 
 test-race: ## unit and integration tests of RACE_PKGS under the race detector
 	set -o pipefail; \

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/encryption"
@@ -128,10 +129,34 @@ func clusterConfig(c *v1beta1.Cluster) (clusterConfiguration, error) {
 	if r := c.RegistryConfiguration; r != nil && r.OverwriteRegistry != "" {
 		cfg.ImageRepository = r.OverwriteRegistry
 	}
+	if servers := etcdServers(c); servers != "" {
+		cfg.APIServer.ExtraArgs = append(cfg.APIServer.ExtraArgs, arg{Name: "etcd-servers", Value: servers})
+	}
 	if c.Encryption.Enabled {
 		encryptSecrets(&cfg.APIServer)
 	}
 	return cfg, nil
+}
+
+// etcdServers lists the client URL of every control plane's etcd member for the API servers'
+// --etcd-servers when there is more than one control plane, and is empty otherwise (kubeadm's
+// default, the local member alone). kubeadm points each API server at its local member only, so
+// that while this member restarts (in every kubeadm upgrade, and whenever its manifest
+// changes) the local API server cannot read or write, and the kubelet, which reports to its
+// local API server, stalls on it: about a minute per control plane in an upgrade. With every
+// member listed, etcd's client spreads requests over the members it is connected to and moves
+// on from one that goes away (or is still a learner), so the API server keeps serving. Every
+// member's serving certificate names its private address, which is what it advertises.
+func etcdServers(c *v1beta1.Cluster) string {
+	hosts := c.ControlPlane.Hosts
+	if len(hosts) < 2 {
+		return ""
+	}
+	urls := make([]string, len(hosts))
+	for i, h := range hosts {
+		urls[i] = "https://" + net.JoinHostPort(h.PrivateAddress, strconv.Itoa(EtcdClientPort))
+	}
+	return strings.Join(urls, ",")
 }
 
 // encryptSecrets points the API server at the encryption configuration (package encryption

@@ -22,6 +22,8 @@ const (
 	PatchesDir = "/etc/slipway/kubeadm-patches"
 	// APIServerBindPort is where every control-plane node's API server listens.
 	APIServerBindPort = 6443
+	// EtcdClientPort is where every control plane's stacked etcd member serves clients.
+	EtcdClientPort = 2379
 )
 
 // NodeParams identify the host a configuration is rendered for.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/etcd"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
@@ -29,16 +30,19 @@ const AdminConf = "/etc/kubernetes/admin.conf"
 type Cluster struct {
 	controlPlanes []*inventory.Node
 	hosts         ssh.Hosts
+	// servers are where the API answers (see Servers): an admin kubeconfig pointing elsewhere
+	// is refused.
+	servers []string
 
 	mu   sync.Mutex
 	kube *kube.Client
 }
 
-// New returns access through the control planes among nodes. Nothing is dialled until first
-// use. Only each node's SSH target and address are used, so it serves before and after the
-// probe has settled the nodes' names.
-func New(nodes []*inventory.Node, hosts ssh.Hosts) *Cluster {
-	a := &Cluster{hosts: hosts}
+// New returns access through the control planes among nodes, to the API at endpoint (the
+// manifest's). Nothing is dialled until first use. Only each node's SSH target and addresses
+// are used, so it serves before and after the probe has settled the nodes' names.
+func New(nodes []*inventory.Node, hosts ssh.Hosts, endpoint v1beta1.APIEndpoint) *Cluster {
+	a := &Cluster{hosts: hosts, servers: Servers(endpoint, nodes)}
 	for _, n := range nodes {
 		if n.Role == plan.ControlPlane {
 			cp := *n
@@ -49,7 +53,8 @@ func New(nodes []*inventory.Node, hosts ssh.Hosts) *Cluster {
 }
 
 // AdminKubeconfig downloads the admin kubeconfig from the first control plane that has one,
-// and returns it with that host.
+// and returns it, rebuilt from what Vet accepts of it, with that host. A host whose file Vet
+// refuses stops the search: a planted kubeconfig is an alarm, not a missing file.
 func (a *Cluster) AdminKubeconfig(ctx context.Context) ([]byte, ssh.Host, error) {
 	var errs []error
 	for _, n := range a.controlPlanes {
@@ -59,7 +64,11 @@ func (a *Cluster) AdminKubeconfig(ctx context.Context) ([]byte, ssh.Host, error)
 			errs = append(errs, err)
 			continue
 		}
-		return buf.Bytes(), h, nil
+		vetted, err := Vet(buf.Bytes(), h.Name(), AdminConf, a.servers)
+		if err != nil {
+			return nil, nil, err
+		}
+		return vetted, h, nil
 	}
 	return nil, nil, fmt.Errorf("no control-plane host has %s yet: %w", AdminConf, errors.Join(errs...))
 }

@@ -67,7 +67,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		defer unlock()
 		defer func() { err = lockLostCause(ctx, err) }()
 	}
-	api := access.New(t.Nodes, t.SSH)
+	api := t.access()
 	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(t.Nodes))
 	observed, err := probe.All(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, API: api, Parallel: opts.Parallel, Log: opts.Log})
 	if err != nil {

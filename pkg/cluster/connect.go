@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/ssh"
@@ -49,6 +50,11 @@ type Target struct {
 // NewTarget lists the hosts of c, reached through hosts.
 func NewTarget(c *v1beta1.Cluster, hosts ssh.Hosts) *Target {
 	return &Target{Manifest: c, Nodes: inventory.Nodes(c), SSH: hosts}
+}
+
+// access reaches the cluster's API and etcd through the target's control planes.
+func (t *Target) access() *access.Cluster {
+	return access.New(t.Nodes, t.SSH, t.Manifest.APIEndpoint)
 }
 
 // ClusterKnownHosts is the known_hosts file slipway maintains for a cluster:

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/etcd"
 )
 
@@ -31,7 +30,7 @@ func EtcdMembers(ctx context.Context, t *Target) ([]etcd.Member, error) {
 // connectEtcd connects to etcd through the first control plane that answers and lists the
 // members. The caller closes the client.
 func connectEtcd(ctx context.Context, t *Target) (*etcd.Client, []etcd.Member, error) {
-	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	ec, err := t.access().Etcd(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +59,7 @@ func EtcdSnapshot(ctx context.Context, t *Target, path string) (*Snapshot, error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	ec, err := access.New(t.Nodes, t.SSH).Etcd(ctx)
+	ec, err := t.access().Etcd(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func Reset(ctx context.Context, t *Target, opts ResetOptions) (err error) {
 	}
 	start := time.Now()
 	if opts.DestroyWorkers {
-		if err := destroyWorkers(ctx, access.New(observed.Nodes, t.SSH), opts.Out); err != nil {
+		if err := destroyWorkers(ctx, access.New(observed.Nodes, t.SSH, t.Manifest.APIEndpoint), opts.Out); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
@@ -159,7 +158,7 @@ func ClusterStatus(ctx context.Context, t *Target, opts StatusOptions) (*Status,
 	}
 	wg.Wait()
 
-	api := access.New(t.Nodes, t.SSH)
+	api := t.access()
 	defer api.Forget()
 	var problems []string
 	if c, err := api.Kube(ctx); err != nil {

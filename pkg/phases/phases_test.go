@@ -56,7 +56,7 @@ func TestHostPhasesOnEightHosts(t *testing.T) {
 		p.Steps = append(p.Steps, plan.Step{Name: plan.StepInstall, Host: n.Name, Parallel: true})
 	}
 	var log bytes.Buffer
-	r := NewRun(Config{Manifest: c, Nodes: nodes, Facts: facts, SSH: fleet, API: access.New(nodes, fleet), Rendered: rendered, Log: &log})
+	r := NewRun(Config{Manifest: c, Nodes: nodes, Facts: facts, SSH: fleet, API: access.New(nodes, fleet, c.APIEndpoint), Rendered: rendered, Log: &log})
 	if err := (&Runner{Parallel: 3}).Run(context.Background(), r, p); err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func TestAllWithoutACluster(t *testing.T) {
 	for _, n := range nodes {
 		fleet.Get(n.Target.String()).On(`^script probe$`, sshtest.Response{Stdout: report(map[string]string{"hostname": n.Target.Address})})
 	}
-	o, err := All(context.Background(), Input{Nodes: nodes, SSH: fleet, API: access.New(nodes, fleet)})
+	o, err := All(context.Background(), Input{Nodes: nodes, SSH: fleet, API: access.New(nodes, fleet, v1beta1.APIEndpoint{})})
 	if err != nil {
 		t.Fatal(err)
 	}

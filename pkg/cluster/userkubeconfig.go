@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -29,31 +30,60 @@ type UserKubeconfigOptions struct {
 	User string
 	// Groups are the certificate's organizations, which Kubernetes takes as the user's groups.
 	Groups []string
-	// TTL is how long the certificate is valid: at least 10 minutes (the signer's minimum), at
-	// most what the cluster signs for (kube-controller-manager's
-	// --cluster-signing-duration, a year by default).
+	// TTL is how long the certificate is valid: from MinUserTTL (the signer's minimum) to
+	// MaxUserTTL (kube-controller-manager's --cluster-signing-duration, which slipway leaves at
+	// its default).
 	TTL time.Duration
+	// AllowSystemIdentity lets the user name start with system: and the groups start with
+	// system: or kubeadm:, the names Kubernetes and kubeadm give nodes, bootstrap tokens and
+	// control-plane components. system:masters and kubeadm:cluster-admins stay refused.
+	AllowSystemIdentity bool
 	// Wait bounds how long the signer may take (default a minute).
 	Wait time.Duration
 }
 
+// The TTLs the cluster's kubernetes.io/kube-apiserver-client signer issues certificates for:
+// the API's minimum for expirationSeconds, and kube-controller-manager's default
+// --cluster-signing-duration, which caps every certificate it signs.
+const (
+	MinUserTTL = 10 * time.Minute
+	MaxUserTTL = 365 * 24 * time.Hour
+)
+
 var userRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9@._:-]{0,127}$`)
 
-// Validate checks the user, groups and TTL before anything is asked of the cluster.
+// Validate checks the user, groups and TTL before anything is asked of the cluster. Identities
+// that Kubernetes and kubeadm give meaning to are refused: groups that RBAC cannot restrict
+// (system:masters) or that kubeadm binds to cluster-admin (kubeadm:cluster-admins) always, and
+// without AllowSystemIdentity every system: user name (a node, a controller) and every system:
+// or kubeadm: group (system:nodes, system:bootstrappers:*), which carry the rights of nodes and
+// bootstrap tokens.
 func (o UserKubeconfigOptions) Validate() error {
-	if !userRe.MatchString(o.User) || o.User == "kubernetes-admin" || len(o.User) > 7 && o.User[:7] == "system:" {
-		return fmt.Errorf("--user %q: want a name of letters, digits and @._:- that does not start with system: and is not kubernetes-admin", o.User)
+	if !userRe.MatchString(o.User) {
+		return fmt.Errorf("--user %q: want a name of letters, digits and @._:-, at most 128", o.User)
+	}
+	if o.User == "kubernetes-admin" || o.User == "kubernetes-super-admin" {
+		return fmt.Errorf("--user %s is kubeadm's administrator; use the admin kubeconfig (slipway kubeconfig) for that", o.User)
+	}
+	if strings.HasPrefix(o.User, "system:") && !o.AllowSystemIdentity {
+		return fmt.Errorf("--user %s: names starting with system: are Kubernetes' own (nodes, controllers) and carry their rights; pass --allow-system-identity if you mean it", o.User)
 	}
 	for _, g := range o.Groups {
 		if !userRe.MatchString(g) {
-			return fmt.Errorf("--group %q: want letters, digits and @._:-", g)
+			return fmt.Errorf("--group %q: want letters, digits and @._:-, at most 128", g)
 		}
 		if g == "system:masters" || g == "kubeadm:cluster-admins" {
-			return fmt.Errorf("--group %s would make a cluster administrator that RBAC cannot restrict or revoke; use the admin kubeconfig (slipway kubeconfig) for that", g)
+			return fmt.Errorf("--group %s would make a cluster administrator; use the admin kubeconfig (slipway kubeconfig) for that", g)
+		}
+		if (strings.HasPrefix(g, "system:") || strings.HasPrefix(g, "kubeadm:")) && !o.AllowSystemIdentity {
+			return fmt.Errorf("--group %s: groups starting with system: or kubeadm: are Kubernetes' and kubeadm's own (nodes, bootstrap tokens) and carry their rights; pass --allow-system-identity if you mean it", g)
 		}
 	}
-	if o.TTL < 10*time.Minute {
-		return fmt.Errorf("--ttl %s: the cluster signs client certificates for at least 10m", o.TTL)
+	if o.TTL < MinUserTTL {
+		return fmt.Errorf("--ttl %s: the cluster signs client certificates for at least %s", o.TTL, MinUserTTL)
+	}
+	if o.TTL > MaxUserTTL {
+		return fmt.Errorf("--ttl %s: the cluster signs client certificates for at most %s (a year, kube-controller-manager's --cluster-signing-duration)", o.TTL, MaxUserTTL)
 	}
 	return nil
 }
@@ -95,7 +125,7 @@ func UserKubeconfig(ctx context.Context, c *kube.Client, adminKubeconfig []byte,
 	if _, err := rand.Read(suffix); err != nil {
 		return nil, none, err
 	}
-	seconds := int32(o.TTL / time.Second)
+	seconds := int32(o.TTL / time.Second) // Validate bounds it by a year, well inside an int32
 	csr := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: "slipway-user-" + hex.EncodeToString(suffix),
 			Labels: map[string]string{"app.kubernetes.io/managed-by": "slipway"}},
@@ -139,7 +169,7 @@ func UserKubeconfig(ctx context.Context, c *kube.Client, adminKubeconfig []byte,
 	if err != nil {
 		return nil, none, err
 	}
-	cert, err := checkIssued(certPEM, o)
+	cert, err := checkIssued(certPEM, o, &key.PublicKey)
 	if err != nil {
 		return nil, none, err
 	}
@@ -158,8 +188,10 @@ func UserKubeconfig(ctx context.Context, c *kube.Client, adminKubeconfig []byte,
 	return out, cert.NotAfter, err
 }
 
-// checkIssued checks that the signed certificate is the one asked for.
-func checkIssued(certPEM []byte, o UserKubeconfigOptions) (*x509.Certificate, error) {
+// checkIssued checks that the signed certificate is the one asked for: the user and groups,
+// and the key made here (a certificate for another key would leave the kubeconfig with a key
+// that does not match it, or bind someone else's key to the user).
+func checkIssued(certPEM []byte, o UserKubeconfigOptions, pub *ecdsa.PublicKey) (*x509.Certificate, error) {
 	block, _ := pem.Decode(certPEM)
 	if block == nil {
 		return nil, fmt.Errorf("the cluster returned no PEM certificate")
@@ -171,7 +203,10 @@ func checkIssued(certPEM []byte, o UserKubeconfigOptions) (*x509.Certificate, er
 	// DER sorts the organizations (a SET OF): compare them as a set.
 	groups, want := slices.Sorted(slices.Values(cert.Subject.Organization)), slices.Sorted(slices.Values(o.Groups))
 	if cert.Subject.CommonName != o.User || len(groups) != len(want) || (len(groups) > 0 && !slices.Equal(groups, want)) {
-		return nil, fmt.Errorf("the cluster signed %s (groups %v), not %s (groups %v)", cert.Subject.CommonName, groups, o.User, o.Groups)
+		return nil, fmt.Errorf("the cluster signed %q (groups %q), not %s (groups %v)", cert.Subject.CommonName, groups, o.User, o.Groups)
+	}
+	if !pub.Equal(cert.PublicKey) {
+		return nil, fmt.Errorf("the cluster signed a certificate for %s over another public key than the one made here", o.User)
 	}
 	return cert, nil
 }

@@ -29,7 +29,7 @@ type scopedUser struct {
 // signer, valid for the shortest TTL slipway allows (10 minutes), and checks that RBAC alone
 // decides what it may do. checkUserExpired checks the same user again once the TTL has passed.
 func (h *harness) checkUserKubeconfig(t *testing.T, manifest string) scopedUser {
-	r := h.slipway(nil, "kubeconfig", "-m", manifest, "--user", "e2e-viewer", "--group", "e2e-viewers", "--ttl", "10m")
+	r := h.slipway(nil, "kubeconfig", "-m", manifest, "--user", "e2e-viewer", "--group", "e2e-viewers", "--ttl", "10m", "--file", "-")
 	if r.code != 0 {
 		t.Fatalf("kubeconfig --user: exit code %d\n%s", r.code, r.out)
 	}

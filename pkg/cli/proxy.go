@@ -20,9 +20,10 @@ type proxyInfo struct {
 
 func newProxyCommand(g *globalOptions, s Streams) *cobra.Command {
 	var (
-		sf     sshFlags
-		listen string
-		output string
+		sf          sshFlags
+		listen      string
+		output      string
+		allowRemote bool
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy",
@@ -39,6 +40,10 @@ carries the proxy with 'slipway kubeconfig --proxy-url'. HTTPS_PROXY is not used
 addresses; proxy-url is. The proxy adds no credentials: the kubeconfig's still decide what the
 client may do.
 
+It listens on loopback addresses only unless --allow-remote: anyone who reaches the
+address could tunnel to the API through your SSH connections (the API still asks them for
+credentials).
+
 With -o json it prints one object, {"url", "via", "allowed"}, once it serves; --verbose logs
 each tunnel opened and closed on stderr.`,
 		Example: `  slipway proxy -m cluster.yaml -t tf.json
@@ -54,8 +59,15 @@ each tunnel opened and closed on stderr.`,
 			if err := outputFormat(output, "text", "json"); err != nil {
 				return err
 			}
-			if _, _, err := net.SplitHostPort(listen); err != nil {
-				return usageErrorf("--listen %q: want host:port, such as 127.0.0.1:8080: %v", listen, err)
+			remote, err := remoteListen(listen)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			if remote && !allowRemote {
+				return usageErrorf("--listen %s is not a loopback address: anyone who reaches it could tunnel to the cluster's API through your SSH connections; listen on 127.0.0.1, or pass --allow-remote if you mean it", listen)
+			}
+			if remote {
+				fmt.Fprintf(s.Err, "Warning: --listen %s is not a loopback address: anyone who reaches it can tunnel to the cluster's API through your SSH connections\n", listen)
 			}
 			return sf.with(cmd, g, s, func(target *cluster.Target) error {
 				p, err := cluster.APIProxy(target)
@@ -95,5 +107,21 @@ It opens tunnels to %s only. Ctrl-C stops it.
 	sf.add(cmd)
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the proxy on (port 0 picks a free one)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow a --listen address that is not loopback (other machines could use the proxy)")
 	return cmd
+}
+
+// remoteListen says whether the --listen address host:port may be reached from other
+// machines: anything but localhost and loopback IPs, an empty host (every address) and other
+// names (which may resolve anywhere) included.
+func remoteListen(listen string) (bool, error) {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false, fmt.Errorf("--listen %q: want host:port, such as 127.0.0.1:8080: %w", listen, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return false, nil
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback(), nil
 }

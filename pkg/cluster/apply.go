@@ -52,12 +52,19 @@ type ApplyOptions struct {
 // ErrNotConfirmed is returned when the user declines the plan.
 var ErrNotConfirmed = errors.New("apply cancelled: the plan was not confirmed")
 
-// Apply converges the cluster: lock, probe, render the desired state, plan, confirm, run the
-// plan's phases, save the kubeconfig and, the first time, a backup of the CAs and keys. The lock comes first, so that the plan is built from what
-// no other run is changing; a dry run changes nothing and takes no lock.
+// Apply converges the cluster: read this machine's inputs (ReadInputs), lock, probe, render the
+// desired state, plan, confirm, run the plan's phases, save the kubeconfig and, the first time, a
+// backup of the CAs and keys. The inputs come first, so that a bad one stops the run before any
+// host is reached; the lock comes next, so that the plan is built from what no other run is
+// changing; a dry run changes nothing and takes no lock.
 func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if opts.Log == nil {
 		opts.Log = opts.Out
+	}
+	// Files and variables of this machine are checked before any host is reached.
+	inputs, err := readInputs(t.Manifest)
+	if err != nil {
+		return err
 	}
 	if !opts.DryRun {
 		var unlock func()
@@ -81,7 +88,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	}
 	warnExpiring(ctx, t, opts.RenewCertificates, opts.Log)
 	warnAlarms(observed.State.Cluster.Etcd, opts.Log)
-	desired, err := Desire(t.Manifest, observed, opts.UpgradeMachineDeployments)
+	desired, err := Desire(t.Manifest, inputs, observed, opts.UpgradeMachineDeployments)
 	if err != nil {
 		return err
 	}

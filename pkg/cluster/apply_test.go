@@ -3,10 +3,14 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
 )
 
@@ -138,5 +142,79 @@ func TestApplyLocksBeforeProbing(t *testing.T) {
 	}
 	if cmds := fleet.Get("10.0.0.1").Commands(); len(cmds) != 1 {
 		t.Errorf("with the lock held elsewhere the leader received %q", cmds)
+	}
+}
+
+// inputs reads c's inputs from the test's environment.
+func inputs(t *testing.T, c *v1beta1.Cluster) *Inputs {
+	t.Helper()
+	in, err := readInputs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestApplyChecksLocalInputsBeforeAnyHost: what apply reads on this machine (S3 credentials,
+// CA files, OpenStack variables, the image archive) is checked before the lock and the probe,
+// so a bad one stops the run with exit code 3 (a config.Error) and not a single command on a host.
+func TestApplyChecksLocalInputsBeforeAnyHost(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.txt")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	openstack := map[string]string{"OS_AUTH_URL": "https://keystone.example:5000/v3", "OS_USERNAME": "u", "OS_PASSWORD": "p", "OS_PROJECT_NAME": "demo"}
+	s3 := func(c *v1beta1.Cluster) *v1beta1.SnapshotS3 {
+		c.Etcd.Snapshots = &v1beta1.EtcdSnapshots{Schedule: "0 * * * *", Retain: 1, S3: &v1beta1.SnapshotS3{Endpoint: "https://s3.example", Bucket: "b"}}
+		return c.Etcd.Snapshots.S3
+	}
+	withCCM := func(c *v1beta1.Cluster) {
+		c.CloudProvider = v1beta1.CloudProvider{OpenStack: &v1beta1.OpenStackCloud{}, External: true}
+	}
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		change func(c *v1beta1.Cluster)
+		want   string
+	}{
+		{"no S3 access key", nil, func(c *v1beta1.Cluster) { s3(c) }, "etcd.snapshots.s3 is set: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+		{"an S3 CA file that is missing", map[string]string{"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"},
+			func(c *v1beta1.Cluster) { s3(c).CAFile = filepath.Join(dir, "missing.pem") }, "etcd.snapshots.s3.caFile " + filepath.Join(dir, "missing.pem")},
+		{"a registry CA file that is not PEM", nil, func(c *v1beta1.Cluster) {
+			c.ContainerRuntime.Containerd.Registries = map[string]v1beta1.ContainerdRegistry{"docker.io": {TLSConfig: &v1beta1.RegistryTLSConfig{CAFile: notPEM}}}
+		}, "containerRuntime.containerd.registries[docker.io].tlsConfig.caFile " + notPEM},
+		{"no OpenStack password", map[string]string{"OS_AUTH_URL": "https://keystone.example:5000/v3", "OS_USERNAME": "u", "OS_PROJECT_NAME": "demo"}, withCCM, "missing OS_PASSWORD"},
+		{"an http:// Keystone", map[string]string{"OS_AUTH_URL": "http://keystone.example:5000/v3", "OS_USERNAME": "u", "OS_PASSWORD": "p", "OS_PROJECT_NAME": "demo"}, withCCM,
+			`OS_AUTH_URL "http://keystone.example:5000/v3" is http://`},
+		{"an OS_CACERT that is missing", map[string]string{"OS_AUTH_URL": "https://keystone.example:5000/v3", "OS_USERNAME": "u", "OS_PASSWORD": "p", "OS_PROJECT_NAME": "demo",
+			"OS_CACERT": filepath.Join(dir, "os-ca.pem")}, withCCM, "OS_CACERT: "},
+		{"an image archive that is missing", openstack, func(c *v1beta1.Cluster) {
+			withCCM(c)
+			c.MachineController.ImageArchive = filepath.Join(dir, "images.tar")
+		}, filepath.Join(dir, "images.tar")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OS_AUTH_URL", "OS_USERNAME", "OS_PASSWORD", "OS_PROJECT_NAME", "OS_PROJECT_ID", "OS_CACERT",
+				"OS_APPLICATION_CREDENTIAL_ID", "OS_APPLICATION_CREDENTIAL_SECRET"} {
+				t.Setenv(k, "")
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			c := testCluster(t, "10.0.0.1")
+			tc.change(c)
+			target, fleet := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+			for _, dry := range []bool{false, true} {
+				err := Apply(context.Background(), target, ApplyOptions{DryRun: dry, AutoApprove: true, Out: &bytes.Buffer{}})
+				var ce *config.Error
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("dry run %t: %v; want a config.Error containing %q", dry, err, tc.want)
+				}
+				if cmds := fleet.Get("10.0.0.1").Commands(); len(cmds) != 0 {
+					t.Errorf("dry run %t: the host received %q before the inputs were checked", dry, cmds)
+				}
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
-	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
@@ -30,20 +28,16 @@ type Desired struct {
 	Rendered phases.Rendered
 }
 
-// Desire renders what the manifest c asks for, given what the probe saw: each host's
-// prerequisites script depends on its OS, and an existing MachineDeployment keeps its kubelet
-// version unless upgradeMDs. Besides its arguments it reads only the registries' CA files and
-// the OpenStack credentials of the machine-controller and the cloud-controller-manager from the
-// environment; it changes nothing.
-func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
+// Desire renders what the manifest c asks for with the inputs in (ReadInputs), given what the
+// probe saw: each host's prerequisites script depends on its OS, and an existing
+// MachineDeployment keeps its kubelet version unless upgradeMDs. It reads nothing else and
+// changes nothing.
+func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) (*Desired, error) {
 	d := &Desired{
 		Plan:     plan.Desired{Version: strings.TrimPrefix(c.Versions.Kubernetes, "v"), Addons: map[string]string{}, Encryption: c.Encryption.Enabled},
 		Rendered: phases.Rendered{PrereqScripts: map[string]string{}, PrereqRecords: map[string]string{}},
 	}
-	cas, err := registryCAs(c)
-	if err != nil {
-		return nil, err
-	}
+	cas := in.RegistryCAs
 	prereq, err := prereqRenderer(c, cas)
 	if err != nil {
 		return nil, err
@@ -64,7 +58,7 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		}
 		d.Rendered.PrereqScripts[n.Name] = script
 		d.Rendered.PrereqRecords[n.Name] = record
-		snapshots, err := snapshotsHash(c, n, d)
+		snapshots, err := snapshotsHash(c, n, in.S3, d)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +85,7 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		if err != nil {
 			return nil, err
 		}
-		h, err := machineControllerHash(c, settings)
+		h, err := machineControllerHash(c, in.OpenStack, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -99,13 +93,11 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 		d.Plan.Addons["machine-controller"] = h
 	}
 	if ccmdeploy.Wanted(c) {
-		if err := cloudController(c, d); err != nil {
+		if err := cloudController(c, in.OpenStack, d); err != nil {
 			return nil, err
 		}
 	}
-	if d.Plan.ImageArchive, err = phases.ImageArchiveHash(c); err != nil {
-		return nil, err
-	}
+	d.Plan.ImageArchive = in.ImageArchive
 	mds, err := workers.MachineDeployments(c)
 	if err != nil {
 		return nil, err
@@ -134,7 +126,7 @@ func Desire(c *v1beta1.Cluster, o *probe.Observed, upgradeMDs bool) (*Desired, e
 // snapshotsHash renders, for a control plane, the set-up of the scheduled etcd snapshots
 // (etcd.snapshots) into d.Rendered, with the removal of a timer for when they are not wanted, and
 // returns the hash the host should record ("" for none).
-func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, error) {
+func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, s3 *scripts.S3Credentials, d *Desired) (string, error) {
 	if n.Role != plan.ControlPlane {
 		return "", nil
 	}
@@ -144,14 +136,7 @@ func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, e
 		if err != nil {
 			return "", err
 		}
-		p = &scripts.SnapshotParams{Node: n.Name, Image: image, Snapshots: *s}
-		if s.S3 != nil {
-			creds, err := snapshotS3Credentials(s.S3, os.Getenv)
-			if err != nil {
-				return "", err
-			}
-			p.S3 = creds
-		}
+		p = &scripts.SnapshotParams{Node: n.Name, Image: image, Snapshots: *s, S3: s3}
 	}
 	script, err := scripts.EtcdSnapshots(p)
 	if err != nil {
@@ -166,38 +151,6 @@ func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, d *Desired) (string, e
 	}
 	d.Rendered.SnapshotScripts[n.Name], d.Rendered.SnapshotRecords[n.Name] = script, record
 	return record, nil
-}
-
-// snapshotS3Credentials reads the access key of etcd.snapshots.s3 from the environment and its
-// CA file. Errors never repeat a credential.
-func snapshotS3Credentials(s *v1beta1.SnapshotS3, getenv func(string) string) (*scripts.S3Credentials, error) {
-	creds := &scripts.S3Credentials{AccessKeyID: getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY")}
-	if creds.AccessKeyID == "" || creds.SecretAccessKey == "" {
-		return nil, &config.Error{Source: "the environment", Err: fmt.Errorf("etcd.snapshots.s3 is set: %s", scripts.S3CredentialsHelp)}
-	}
-	if s.CAFile != "" {
-		data, err := config.ReadCAFile(s.CAFile)
-		if err != nil {
-			return nil, &config.Error{Source: "the manifest", Err: fmt.Errorf("etcd.snapshots.s3.caFile %s: %w", s.CAFile, err)}
-		}
-		creds.CA = data
-	}
-	return creds, nil
-}
-
-// registryCAs reads the registries' CA files, by registry name.
-func registryCAs(c *v1beta1.Cluster) (map[string][]byte, error) {
-	cas := map[string][]byte{}
-	for name, r := range c.ContainerRuntime.Containerd.Registries {
-		if r.TLSConfig != nil && r.TLSConfig.CAFile != "" {
-			data, err := config.ReadCAFile(r.TLSConfig.CAFile)
-			if err != nil {
-				return nil, &config.Error{Source: "the manifest", Err: fmt.Errorf("containerRuntime.containerd.registries[%s].tlsConfig.caFile %s: %w", name, r.TLSConfig.CAFile, err)}
-			}
-			cas[name] = data
-		}
-	}
-	return cas, nil
 }
 
 // prereqRenderer returns the renderer of a host's prerequisites script. The scripts may hold
@@ -217,11 +170,7 @@ func prereqRenderer(c *v1beta1.Cluster, cas map[string][]byte) (func(scripts.Fac
 // machineControllerHash is what the plan compares for the machine-controller: its rendered
 // manifests (without the generated webhook CA), the credentials and the node settings (which
 // hold registry credentials), hashed.
-func machineControllerHash(c *v1beta1.Cluster, settings []byte) (string, error) {
-	creds, err := mcdeploy.Credentials(os.Getenv)
-	if err != nil {
-		return "", err
-	}
+func machineControllerHash(c *v1beta1.Cluster, creds map[string]string, settings []byte) (string, error) {
 	objs, err := mcdeploy.Render(c, nil)
 	if err != nil {
 		return "", err
@@ -244,11 +193,7 @@ func machineControllerHash(c *v1beta1.Cluster, settings []byte) (string, error) 
 // cloudController renders the OpenStack cloud-controller-manager, with its cloud.conf from the
 // same credentials as the machine-controller's, and the hash the plan compares. The plan carries
 // only the hash: the credentials stay in the rendered Secret, which no output shows.
-func cloudController(c *v1beta1.Cluster, d *Desired) error {
-	creds, err := mcdeploy.Credentials(os.Getenv)
-	if err != nil {
-		return err
-	}
+func cloudController(c *v1beta1.Cluster, creds map[string]string, d *Desired) error {
 	objs, err := ccmdeploy.Render(c, creds)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func TestDesireCloudController(t *testing.T) {
 	}
 	c := testCluster(t, "10.0.0.1")
 	c.CloudProvider = v1beta1.CloudProvider{OpenStack: &v1beta1.OpenStackCloud{}, External: true}
-	d, err := Desire(c, &probe.Observed{}, false)
+	d, err := Desire(c, inputs(t, c), &probe.Observed{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestDesireCloudController(t *testing.T) {
 	}
 
 	t.Setenv("OS_PASSWORD", "another-password")
-	again, err := Desire(c, &probe.Observed{}, false)
+	again, err := Desire(c, inputs(t, c), &probe.Observed{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestDesireCloudController(t *testing.T) {
 	}
 
 	none := testCluster(t, "10.0.0.1")
-	d, err = Desire(none, &probe.Observed{}, false)
+	d, err = Desire(none, inputs(t, none), &probe.Observed{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestDesireNodeSettings(t *testing.T) {
 	c.ContainerRuntime.Containerd.Registries = map[string]v1beta1.ContainerdRegistry{
 		"registry.example.com": {TLSConfig: &v1beta1.RegistryTLSConfig{CAFile: ca},
 			Auth: &v1beta1.RegistryAuth{Username: "robot", Password: "node-settings-password"}}}
-	d, err := Desire(c, &probe.Observed{}, false)
+	d, err := Desire(c, inputs(t, c), &probe.Observed{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDesireNodeSettings(t *testing.T) {
 
 	before := d.Plan.Addons["machine-controller"]
 	c.Proxy.HTTPS = "http://proxy.example.com:3128"
-	d, err = Desire(c, &probe.Observed{}, false)
+	d, err = Desire(c, inputs(t, c), &probe.Observed{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

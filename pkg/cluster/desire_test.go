@@ -28,7 +28,7 @@ func TestDesirePrereqRecords(t *testing.T) {
 		}
 		return o
 	}
-	first, err := Desire(c, observe(map[string]string{"10.0.0.2": "0fda9be9f1f3934a"}), false)
+	first, err := Desire(c, inputs(t, c), observe(map[string]string{"10.0.0.2": "0fda9be9f1f3934a"}), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestDesirePrereqRecords(t *testing.T) {
 	if applied.PrereqSalt(a) == "" || applied.PrereqSalt(b) == "" || applied.PrereqSalt(a) == applied.PrereqSalt(b) {
 		t.Fatalf("records %q and %q: want a salt of each host's own", a, b)
 	}
-	second, err := Desire(c, observe(records), false)
+	second, err := Desire(c, inputs(t, c), observe(records), false)
 	if err != nil {
 		t.Fatal(err)
 	}

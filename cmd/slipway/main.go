@@ -17,7 +17,7 @@ func main() {
 	err := cli.NewRootCommand(cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}).ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
+		fmt.Fprintln(os.Stderr, cli.ErrorMessage(err))
 	}
 	os.Exit(cli.ExitCode(err))
 }

@@ -24,7 +24,7 @@ func runWith(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr stri
 	err := cmd.ExecuteContext(context.Background())
 	runtime.ReadMemStats(&after)
 	if err != nil {
-		errb.WriteString("Error: " + err.Error() + "\n")
+		errb.WriteString(ErrorMessage(err) + "\n")
 	}
 	return out.String(), errb.String(), ExitCode(err), after.TotalAlloc - before.TotalAlloc
 }

@@ -20,7 +20,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {
-		errb.WriteString("Error: " + err.Error() + "\n")
+		errb.WriteString(ErrorMessage(err) + "\n")
 	}
 	return out.String(), errb.String(), ExitCode(err)
 }
@@ -86,6 +86,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"bad output format", []string{"config", "dump", "-o", "xml", "-m", "x"}, ExitUsage, `--output "xml" is not supported`},
 		{"zero pools timeout", []string{"apply", "--pools-timeout", "0s", "-m", "x"}, ExitUsage, "--pools-timeout 0s: must be positive"},
 		{"no manifest", []string{"config", "dump"}, ExitConfig, "pass -m/--manifest"},
+		{"a manifest path with control characters", []string{"config", "dump", "-m", "/nonexistent/\x1b[2Jx\ty.yaml"}, ExitConfig, `/nonexistent/\x1b[2Jx` + "\t" + `y.yaml is invalid`},
 		{"unknown field", []string{"config", "dump", "-m", write("a.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
 		{"bad cidr", []string{"config", "dump", "-m", write("b.yaml", head+"clusterNetwork: {podSubnet: 10.0.0/8}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "clusterNetwork.podSubnet: Invalid value"},
 		{"unsupported version", []string{"config", "dump", "-m", write("c.yaml", strings.Replace(head, "v1.36.3", "v1.29.0", 1)+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "versions.kubernetes"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/internal/escape"
 )
 
 // Exit codes. They are part of the command-line contract and documented in the README.
@@ -26,6 +27,13 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ErrorMessage is what main prints for err: "Error: " and its text with control characters
+// escaped (a manifest, a host's output or a server's answer may carry some), newlines and tabs
+// kept for lists of problems.
+func ErrorMessage(err error) string {
+	return "Error: " + escape.Controls(err.Error(), "\n\t")
 }
 
 // ExitCode maps an error returned by a command to the process exit code.

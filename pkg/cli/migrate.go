@@ -25,10 +25,13 @@ needs it); where KubeOne's default differs from slipway's, the KubeOne default i
 with a comment. KubeOne's Terraform outputs (kubeone_api, kubeone_hosts, kubeone_static_workers,
 kubeone_workers) are read by -t as they are, so the Terraform needs no change.
 
-The result is then loaded as apply would load it (with -t when given) and any problem is
-printed as a warning. A manifest of another kind or version, malformed YAML, or a field
-KubeOne does not know is an error naming the field (exit code 3), as is a cloud other than
-OpenStack or none, or a Kubernetes version outside slipway's window.
+The result is then loaded as apply would load it (with -t when given): when it does not load,
+the manifest and the warnings are still printed, for you to finish by hand, and the command
+exits 3 naming what stops it (pass -t when the hosts come from the Terraform output). A
+manifest of another kind or version, malformed YAML, or a field KubeOne does not know is an
+error naming the field (exit code 3) and prints nothing, as is a cloud other than OpenStack or
+none, or a Kubernetes version outside slipway's window. Names and values of the KubeOne
+manifest in warnings have their control characters escaped.
 
 With -o json the manifest and the warnings are printed as one JSON object
 ({"cluster": ..., "warnings": [{"path": ..., "message": ...}]}) and nothing goes to stderr.`,
@@ -62,21 +65,30 @@ With -o json the manifest and the warnings are printed as one JSON object
 			if err != nil {
 				return err
 			}
-			warnings := append(res.Warnings, check(cmd, g, manifest)...)
+			invalid := check(cmd, g, manifest)
 			if output == "json" {
+				warnings := res.Warnings
+				if invalid != nil {
+					warnings = append(warnings, kubeone.Warning{Path: "(result)", Message: invalid.Error()})
+				}
 				if warnings == nil {
 					warnings = []kubeone.Warning{}
 				}
-				return write(s.Out, "json", struct {
+				if err := write(s.Out, "json", struct {
 					Cluster  *v1beta1.Cluster  `json:"cluster"`
 					Warnings []kubeone.Warning `json:"warnings"`
-				}{res.Cluster, warnings})
+				}{res.Cluster, warnings}); err != nil {
+					return err
+				}
+				return invalid
 			}
 			if _, err := s.Out.Write(manifest); err != nil {
 				return err
 			}
-			_, err = fmt.Fprint(s.Err, kubeone.Lines(warnings))
-			return err
+			if _, err := fmt.Fprint(s.Err, kubeone.Lines(res.Warnings)); err != nil {
+				return err
+			}
+			return invalid
 		},
 	}
 	cmd.Flags().StringVar(&from, "from-kubeone", "", "the KubeOneCluster manifest to convert (- for stdin)")
@@ -85,9 +97,9 @@ With -o json the manifest and the warnings are printed as one JSON object
 }
 
 // check loads the converted manifest as apply would, with the Terraform output when -t is
-// given, and returns what stops it as a warning: a migrated manifest often gets its hosts from
-// Terraform, so without -t a missing host is expected, not an error of the conversion.
-func check(cmd *cobra.Command, g *globalOptions, manifest []byte) []kubeone.Warning {
+// given, and returns what stops it as a config.Error (exit code 3), nil when it loads. A
+// migrated manifest often gets its hosts from Terraform: without -t the error says to pass it.
+func check(cmd *cobra.Command, g *globalOptions, manifest []byte) error {
 	if g.terraform == "-" {
 		return nil // stdin may hold the KubeOne manifest; the check would need it twice
 	}
@@ -100,9 +112,9 @@ func check(cmd *cobra.Command, g *globalOptions, manifest []byte) []kubeone.Warn
 	if err == nil {
 		return nil
 	}
-	hint := "the migrated manifest does not load yet"
+	source := "the migrated manifest"
 	if g.terraform == "" {
-		hint += " (pass -t with the Terraform output if the hosts come from there)"
+		source += " (pass -t with the Terraform output if the hosts come from there)"
 	}
-	return []kubeone.Warning{{Path: "(result)", Message: hint + ": " + err.Error()}}
+	return &config.Error{Source: source, Err: err}
 }

@@ -74,10 +74,39 @@ func TestConfigMigrateWithKubeOneTerraform(t *testing.T) {
 			t.Errorf("dump lacks %q:\n%s", want, dump)
 		}
 	}
-	// Without -t the hosts are missing, which migrate says (the conversion itself succeeds).
-	_, stderr, code = run(t, "", "config", "migrate", "--from-kubeone", in)
-	if code != ExitOK || !strings.Contains(stderr, "pass -t with the Terraform output") {
-		t.Errorf("code %d: %s", code, stderr)
+	// Without -t the hosts are missing: the manifest is still printed, for the user to finish,
+	// and migrate exits 3 saying what stops it, in text and in JSON.
+	out, stderr, code = run(t, "", "config", "migrate", "--from-kubeone", in)
+	if code != ExitConfig || !strings.Contains(stderr, "Error: the migrated manifest (pass -t with the Terraform output if the hosts come from there) is invalid") ||
+		!strings.Contains(stderr, "controlPlane.hosts: Required value") || !strings.Contains(out, "kind: Cluster") {
+		t.Errorf("without -t: code %d, stdout %d bytes, stderr:\n%s", code, len(out), stderr)
+	}
+	js, stderr, code := run(t, "", "config", "migrate", "--from-kubeone", in, "-o", "json")
+	var res struct {
+		Warnings []struct{ Path, Message string }
+	}
+	if code != ExitConfig || json.Unmarshal([]byte(js), &res) != nil || res.Warnings[len(res.Warnings)-1].Path != "(result)" || !strings.Contains(stderr, "controlPlane.hosts") {
+		t.Errorf("without -t, -o json: code %d, stderr %q, %s", code, stderr, js)
+	}
+}
+
+// TestConfigMigrateEscapesValues: names and values of a KubeOne manifest that reach a warning
+// cannot steer the terminal or forge a line: their control characters are escaped.
+func TestConfigMigrateEscapesValues(t *testing.T) {
+	t.Setenv("SSH_AUTH_SOCK", "/nonexistent/agent.sock")
+	write := tempWriter(t)
+	b, err := os.ReadFile("../kubeone/testdata/v1beta2-openstack.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(b), "VERSION", fmt.Sprintf("v1.%d.1", v1beta1.MaxKubernetesMinor))
+	doc = strings.Replace(doc, "releaseName: ksm", `releaseName: "ksm\e[2J\e]0;owned\a\nWarning: forged"`, 1)
+	_, stderr, _ := run(t, "", "config", "migrate", "--from-kubeone", write("kubeone.yaml", doc))
+	if strings.ContainsAny(stderr, "\x1b\a") || strings.Contains(stderr, "\nWarning: forged") {
+		t.Errorf("a control character of the manifest reached stderr: %q", stderr)
+	}
+	if want := `release ksm\x1b[2J\x1b]0;owned\a\nWarning: forged keeps running`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
 

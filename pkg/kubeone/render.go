@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/slipway-dev/slipway/pkg/internal/escape"
 	"github.com/slipway-dev/slipway/pkg/yamlfmt"
 )
 
@@ -97,12 +98,14 @@ func annotate(n *yaml.Node, path string, comments map[string]string) {
 	}
 }
 
-// Lines renders warnings one a line, as the command prints them on stderr.
+// Lines renders warnings one a line, as the command prints them on stderr. Paths and messages
+// carry names and values of the KubeOne manifest: their control characters are escaped, so
+// that a manifest cannot steer the terminal or forge a line.
 func Lines(ws []Warning) string {
 	var b strings.Builder
 	for _, w := range ws {
 		b.WriteString("Warning: ")
-		b.WriteString(w.String())
+		b.WriteString(escape.Controls(w.String(), ""))
 		b.WriteString("\n")
 	}
 	return b.String()

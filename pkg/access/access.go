@@ -2,7 +2,8 @@
 // with the admin kubeconfig a control plane holds, and etcd with its health-check client
 // certificate, both tunnelled over that host's SSH connection, so that the API and etcd need
 // not be reachable from the operator's machine. The probe reads the cluster through it and the
-// phases change the cluster through it; it owns the one API client of a run.
+// phases change the cluster through it; it owns the one API client of a run. A host's admin
+// kubeconfig is data: Vet keeps its server, CA and credentials and refuses the rest.
 package access
 
 import (

@@ -117,11 +117,11 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}, Spec: withCloudSpec(map[string]any{
 				"flavor": "m1.small", "identityEndpoint": "https://keystone.attacker.example/v3"})}
 		}, "spec.providerSpec.value.cloudProviderSpec.identityEndpoint", "come only from the machine-controller's configuration"},
-		{"template naming a region", func() client.Object {
+		{"template naming a user", func() client.Object {
 			md := validMD(ns)
-			md.Spec.Template.Spec = withCloudSpec(map[string]any{"flavor": "m1.small", "region": "elsewhere"})
+			md.Spec.Template.Spec = withCloudSpec(map[string]any{"flavor": "m1.small", "region": "elsewhere", "username": "admin"})
 			return md
-		}, "spec.template.spec.providerSpec.value.cloudProviderSpec.region", "SLIPWAY_ALLOW_MACHINE_CLOUD=true"},
+		}, "spec.template.spec.providerSpec.value.cloudProviderSpec.username", "SLIPWAY_ALLOW_MACHINE_CLOUD=true"},
 		{"set naming a password", func() client.Object {
 			md := validMD(ns)
 			md.Spec.Template.Spec = withCloudSpec(map[string]any{"flavor": "m1.small", "password": "hunter2"})

@@ -42,10 +42,10 @@ func readExample(t *testing.T, env *envtest.Env) *unstructured.Unstructured {
 }
 
 // TestExampleManifest applies the operators' MachineDeployment exactly as written. The CRD
-// schema accepts it unchanged; admission refuses its kubelet 1.32.3, with a message that names
-// the supported window, and its region, which chooses the cloud and is the controller's
-// configuration unless the operator allows Machines to choose it; with a supported kubelet,
-// without the region and nothing else changed it is accepted.
+// schema accepts it unchanged; admission refuses only its kubelet 1.32.3, with a message that
+// names the supported window: its region, availability zone, flavor, floating IP pool, image,
+// network, security groups, server group and subnet are the Machine's to choose. With a
+// supported kubelet and nothing else changed it is accepted.
 func TestExampleManifest(t *testing.T) {
 	env := envtest.Get(t)
 	ctx := context.Background()
@@ -67,27 +67,28 @@ func TestExampleManifest(t *testing.T) {
 		})
 	})
 
-	t.Run("admission names the supported window and the region", func(t *testing.T) {
-		err := env.Client.Create(ctx, readExample(t, env), client.DryRunAll)
+	t.Run("admission names the supported window, and only that", func(t *testing.T) {
+		u := readExample(t, env)
+		if region, _, _ := unstructured.NestedString(u.Object, "spec", "template", "spec", "providerSpec", "value",
+			"cloudProviderSpec", "region"); region == "" {
+			t.Fatalf("the example names no region to check admission with")
+		}
+		err := env.Client.Create(ctx, u, client.DryRunAll)
 		if !apierrors.IsInvalid(err) {
 			t.Fatalf("create = %v, want an Invalid error about the kubelet version", err)
 		}
 		causes := err.(apierrors.APIStatus).Status().Details.Causes
-		if len(causes) != 2 || causes[0].Field != "spec.template.spec.providerSpec.value.cloudProviderSpec.region" ||
-			!strings.Contains(causes[0].Message, "SLIPWAY_ALLOW_MACHINE_CLOUD=true") ||
-			causes[1].Field != "spec.template.spec.versions.kubelet" ||
-			!strings.Contains(causes[1].Message, v1alpha1.SupportedKubernetesMinors) {
-			t.Fatalf("causes = %+v, want two: the region, naming how to allow it, and the kubelet version, naming %s",
-				causes, v1alpha1.SupportedKubernetesMinors)
+		if len(causes) != 1 || causes[0].Field != "spec.template.spec.versions.kubelet" ||
+			!strings.Contains(causes[0].Message, v1alpha1.SupportedKubernetesMinors) {
+			t.Fatalf("causes = %+v, want one: the kubelet version, naming %s", causes, v1alpha1.SupportedKubernetesMinors)
 		}
 	})
 
-	t.Run("accepted with a supported kubelet, without the region, and defaulted", func(t *testing.T) {
+	t.Run("accepted with a supported kubelet, and defaulted", func(t *testing.T) {
 		u := readExample(t, env)
 		if err := unstructured.SetNestedField(u.Object, "1.36.3", "spec", "template", "spec", "versions", "kubelet"); err != nil {
 			t.Fatal(err)
 		}
-		unstructured.RemoveNestedField(u.Object, "spec", "template", "spec", "providerSpec", "value", "cloudProviderSpec", "region")
 		if err := env.Client.Create(ctx, u, client.DryRunAll); err != nil {
 			t.Fatalf("create = %v", err)
 		}

@@ -33,7 +33,6 @@ import (
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
-	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 	"github.com/slipway-dev/slipway/pkg/controller"
 	admission "github.com/slipway-dev/slipway/pkg/webhook"
 )
@@ -254,11 +253,11 @@ func (e *Env) publishNodeSettings(ctx context.Context) error {
 }
 
 // Admission is how the tests' webhook is configured: as the machine-controller configures it by
-// default, with OpenStack's spec check under the default policy (in the simulators' region, as
-// the controller's OS_REGION_NAME names it) and the controller's service account as the only
-// user who may write spec.providerID and the state annotations.
+// default, with OpenStack's spec check under the default policy (without an OS_AUTH_URL, since
+// every test's simulator has its own: every identityEndpoint is refused) and the controller's
+// service account as the only user who may write spec.providerID and the state annotations.
 var Admission = admission.Options{
-	SpecChecks:  map[string]cloud.SpecCheck{"openstack": openstack.Policy{Region: openstacktest.DefaultRegion}.SpecCheck()},
+	SpecChecks:  map[string]cloud.SpecCheck{"openstack": openstack.Policy{}.SpecCheck()},
 	Controllers: []string{ServiceAccount},
 }
 

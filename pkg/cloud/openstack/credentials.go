@@ -39,7 +39,8 @@ var env = struct {
 }
 
 // credentialsOf returns the credentials for a spec. By default the cloud and the identity are
-// the controller's own (its OS_* variables) and a spec that names any of them is refused. With
+// the controller's own (its OS_* variables) and a spec that names any of them is refused (one
+// that names the controller's own identity endpoint names nothing, and is treated as without). With
 // pol.allowMachineCloud a spec may name them: a spec that names its own identityEndpoint brings
 // its whole identity, and nothing falls back to the environment, so that the controller's
 // credentials never go to an endpoint a Machine chose; a spec without one may pick another
@@ -49,6 +50,12 @@ var env = struct {
 func credentialsOf(s *Spec, lookup func(string) (string, bool), pol Policy, path *field.Path) (credentials, field.ErrorList) {
 	if errs := pol.checkCloudFields(s, path); len(errs) > 0 {
 		return credentials{}, errs
+	}
+	if s.IdentityEndpoint != "" && sameEndpoint(s.IdentityEndpoint, pol.AuthURL) {
+		// The controller's own Keystone, as the spec writes it: that names nothing new.
+		own := *s
+		own.IdentityEndpoint = ""
+		s = &own
 	}
 	if s.IdentityEndpoint != "" {
 		lookup = func(string) (string, bool) { return "", false }

@@ -3,8 +3,10 @@ package openstack
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,23 +15,52 @@ import (
 
 // Policy is what the operator allows beyond the safe defaults; the zero value allows nothing.
 type Policy struct {
-	// AllowMachineCloud lets a cloudProviderSpec name its own Keystone endpoint, region, domain,
-	// project and credentials (cloud.EnvAllowMachineCloud). Even then the controller's own
-	// credentials are never sent to an endpoint a Machine names (see credentialsOf).
+	// AllowMachineCloud lets a cloudProviderSpec name its own Keystone endpoint, domain, project
+	// and credentials (cloud.EnvAllowMachineCloud). Even then the controller's own credentials
+	// are never sent to an endpoint a Machine names (see credentialsOf).
 	AllowMachineCloud bool
 	// AllowHTTP accepts http:// for Keystone and the endpoints of its catalog (cloud.EnvAllowHTTP).
 	AllowHTTP bool
-	// Region is the controller's own region (OS_REGION_NAME). A cloudProviderSpec may name it
-	// even without AllowMachineCloud, because naming it chooses nothing: Kubermatic's
-	// machine-controller writes the region into every spec it defaults, and the Machines it left
-	// behind must stay valid when slipway's controller adopts them.
-	Region string
+	// AuthURL is the controller's own Keystone (OS_AUTH_URL). A cloudProviderSpec may name it
+	// even without AllowMachineCloud, because naming it chooses nothing: the managed clouds'
+	// manifests write the cloud's own identity endpoint into their specs. It is compared
+	// normalised (sameEndpoint). Empty, every identityEndpoint chooses.
+	AuthURL string
 }
 
 // chooses reports whether a cloud field's value chooses something: any value but the empty
-// one, and, for the region, the controller's own.
+// one, and, for the identity endpoint, the controller's own.
 func (pol Policy) chooses(name, value string) bool {
-	return value != "" && !(name == "region" && value == pol.Region)
+	return value != "" && !(name == "identityEndpoint" && sameEndpoint(value, pol.AuthURL))
+}
+
+// sameEndpoint reports whether two Keystone URLs name the same endpoint once normalised: the
+// scheme and host in lower case, the scheme's default port left out, the path without trailing
+// slashes and without a final /v3 (the version the clients discover or were given).
+func sameEndpoint(a, b string) bool {
+	na, ok := normalEndpoint(a)
+	nb, ok2 := normalEndpoint(b)
+	return ok && ok2 && na == nb
+}
+
+// normalEndpoint is u normalised for sameEndpoint; a URL with user info, a query or a fragment
+// has no normal form, and so equals nothing.
+func normalEndpoint(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", false
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if port != "" || strings.Contains(host, ":") {
+		host = net.JoinHostPort(host, port)
+		host = strings.TrimSuffix(host, ":")
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	path = strings.TrimRight(strings.TrimSuffix(path, "/v3"), "/")
+	return scheme + "://" + host + path, true
 }
 
 // PolicyFromEnv reads the Policy from the controller's configuration variables.
@@ -49,7 +80,7 @@ func PolicyFromEnv(lookup func(string) (string, bool)) (Policy, error) {
 		}
 		*v.dst = b
 	}
-	p.Region, _ = lookup("OS_REGION_NAME")
+	p.AuthURL, _ = lookup("OS_AUTH_URL")
 	return p, nil
 }
 
@@ -61,14 +92,24 @@ func (pol Policy) checkCloudFields(s *Spec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, f := range specFields {
 		if f.use != fieldWhat && pol.chooses(f.name, *f.target(s).(*string)) {
-			errs = append(errs, forbiddenCloudField(path.Child(f.name)))
+			errs = append(errs, pol.forbiddenCloudField(path.Child(f.name), f.name))
 		}
 	}
 	return errs
 }
 
-func forbiddenCloudField(fp *field.Path) *field.Error {
-	return field.Forbidden(fp, "chooses the cloud or the identity, which come only from the machine-controller's "+
+// forbiddenCloudField is the refusal of a field that chooses the cloud or the identity. For the
+// identity endpoint it names the controller's own, which a spec may name.
+func (pol Policy) forbiddenCloudField(fp *field.Path, name string) *field.Error {
+	what := "chooses the cloud or the identity, which"
+	if name == "identityEndpoint" {
+		own := pol.AuthURL
+		if own == "" {
+			own = "none configured"
+		}
+		what = fmt.Sprintf("is not the machine-controller's own Keystone (%s); the cloud and the identity", own)
+	}
+	return field.Forbidden(fp, what+" come only from the machine-controller's "+
 		"configuration (its credentials Secret); an operator may allow Machines to choose them with "+
 		cloud.EnvAllowMachineCloud+"=true")
 }
@@ -91,7 +132,8 @@ func (pol Policy) checkURL(fp *field.Path, raw string) field.ErrorList {
 }
 
 // SpecCheck is the admission check of an OpenStack cloudProviderSpec under this policy: the
-// fields that choose the cloud or the identity (unless allowed), and references, which may only
+// fields that choose the cloud or the identity (unless allowed; empty ones, and the controller's
+// own identity endpoint, choose nothing), and references, which may only
 // point into the Machine's namespace and only name a Secret for a credential. It reads nothing;
 // everything else is checked by the controller, which reports it on the Machine.
 func (pol Policy) SpecCheck() cloud.SpecCheck {
@@ -110,7 +152,7 @@ func (pol Policy) SpecCheck() cloud.SpecCheck {
 				fp := path.Child(name)
 				var str string
 				if f.use != fieldWhat && !pol.AllowMachineCloud && (json.Unmarshal(v, &str) != nil || pol.chooses(f.name, str)) {
-					errs = append(errs, forbiddenCloudField(fp))
+					errs = append(errs, pol.forbiddenCloudField(fp, f.name))
 					continue
 				}
 				errs = append(errs, checkRefs(v, f, namespace, fp)...)

@@ -27,11 +27,29 @@ type specCase struct {
 // TestSpecCheck is what admission refuses of a cloudProviderSpec, under each policy.
 func TestSpecCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
-	own := openstack.Policy{Region: "RegionOne"}
+	own := openstack.Policy{AuthURL: "https://keystone.example:5000/v3"}
 	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"a":"b"},"configDrive":true}`, nil},
-		{"the cloud and the identity", openstack.Policy{}, `{"identityEndpoint":"https://k/v3","tenantName":"t","region":"r","password":""}`,
-			[]string{"spec.identityEndpoint: Forbidden", "spec.tenantName: Forbidden", "spec.region: Forbidden"}},
+		{"where in the cloud: region and availability zone", own, `{"flavor":"f","image":"i","region":"RegionTwo","availabilityZone":"az-2"}`, nil},
+		{"the cloud and the identity", own, `{"identityEndpoint":"https://k/v3","tenantName":"t","region":"r","password":""}`,
+			[]string{"spec.identityEndpoint: Forbidden: is not the machine-controller's own Keystone (https://keystone.example:5000/v3)",
+				"spec.tenantName: Forbidden: chooses the cloud or the identity"}},
+		{"every credential field, set", own, `{"username":"u","password":{"secretKeyRef":{"name":"c","key":"p"}},"domainName":"d",
+			"projectName":"p","projectID":"pid","tokenId":"t","applicationCredentialID":"a","applicationCredentialSecret":"s"}`,
+			[]string{"spec.username: Forbidden", "spec.password: Forbidden", "spec.domainName: Forbidden", "spec.projectName: Forbidden",
+				"spec.projectID: Forbidden", "spec.tokenId: Forbidden", "spec.applicationCredentialID: Forbidden",
+				"spec.applicationCredentialSecret: Forbidden"}},
+		{"every credential field, empty", own, `{"flavor":"f","image":"i","username":"","password":"","domainName":"","tenantName":"",
+			"tenantID":null,"projectName":"","projectID":"","tokenId":"","applicationCredentialID":"","applicationCredentialSecret":""}`, nil},
+		{"the controller's own identity endpoint", own, `{"flavor":"f","image":"i","identityEndpoint":"https://keystone.example:5000/v3"}`, nil},
+		{"the controller's own identity endpoint, written differently", own,
+			`{"flavor":"f","image":"i","identityEndpoint":"HTTPS://Keystone.Example:5000/"}`, nil},
+		{"another port of the controller's host", own, `{"identityEndpoint":"https://keystone.example:35357/v3"}`,
+			[]string{"spec.identityEndpoint: Forbidden: is not the machine-controller's own Keystone"}},
+		{"the controller's host over http", own, `{"identityEndpoint":"http://keystone.example:5000/v3"}`,
+			[]string{"spec.identityEndpoint: Forbidden"}},
+		{"no identity endpoint configured", openstack.Policy{}, `{"identityEndpoint":"https://keystone.example:5000/v3"}`,
+			[]string{"spec.identityEndpoint: Forbidden: is not the machine-controller's own Keystone (none configured)"}},
 		{"allowed", allow, `{"identityEndpoint":"https://k/v3","username":"u","password":{"secretKeyRef":{"name":"c","key":"p"}}}`, nil},
 		{"allowed, but not over http", allow, `{"identityEndpoint":"http://k/v3"}`, []string{"spec.identityEndpoint: Invalid value"}},
 		{"http allowed too", openstack.Policy{AllowMachineCloud: true, AllowHTTP: true}, `{"identityEndpoint":"http://k/v3"}`, nil},
@@ -41,9 +59,7 @@ func TestSpecCheck(t *testing.T) {
 		{"not an object is the controller's to report", openstack.Policy{}, `[1]`, nil},
 		// Kubermatic's machine-controller writes every field of the specs it defaults, unset
 		// ones empty, and the region it defaulted.
-		{"Kubermatic's layout, in the controller's region", own, kubermaticSpec, nil},
-		{"Kubermatic's layout, in another region", openstack.Policy{Region: "RegionTwo"}, kubermaticSpec,
-			[]string{"spec.region: Forbidden"}},
+		{"Kubermatic's layout", openstack.Policy{}, kubermaticSpec, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantErrors(t, tc.policy.SpecCheck()("team", []byte(tc.spec), field.NewPath("spec")), tc.want)
@@ -56,18 +72,15 @@ func TestSpecCheck(t *testing.T) {
 // slipway runs it on the pools it renders, so each case here is one a pool fails before apply.
 func TestControllerCheck(t *testing.T) {
 	allow := openstack.Policy{AllowMachineCloud: true}
-	own := openstack.Policy{Region: "RegionOne"}
 	for _, tc := range []specCase{
 		{"what to create", openstack.Policy{}, `{"flavor":"m1.small","image":"i","tags":{"team":"a"},"network":"n","securityGroups":["sg"]}`, nil},
 		{"the controller's own tags", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster":"demo"}}`,
 			[]string{"spec.tags[slipway-cluster]: Forbidden: slipway-cluster is set by the machine-controller"}},
 		{"the cluster UID and the Machine's UID", openstack.Policy{}, `{"flavor":"f","image":"i","tags":{"slipway-cluster-uid":"u"}}`,
 			[]string{"spec.tags[slipway-cluster-uid]: Forbidden"}},
-		{"region, by default", openstack.Policy{}, `{"flavor":"f","image":"i","region":"RegionOne"}`,
-			[]string{"spec.region: Forbidden: chooses the cloud or the identity"}},
+		{"region, by default", openstack.Policy{}, `{"flavor":"f","image":"i","region":"RegionTwo"}`, nil},
 		{"region, allowed", allow, `{"flavor":"f","image":"i","region":"RegionOne"}`, nil},
-		{"region, the controller's own", own, `{"flavor":"f","image":"i","region":"RegionOne"}`, nil},
-		{"Kubermatic's layout, in the controller's region", own, kubermaticSpec, nil},
+		{"Kubermatic's layout", openstack.Policy{}, kubermaticSpec, nil},
 		{"an empty alias next to its field", openstack.Policy{}, `{"flavor":"f","image":"i","tenantName":"","projectName":null,"serverGroup":"","serverGroupID":"g"}`, nil},
 		{"an alias next to its field", allow, `{"flavor":"f","image":"i","tenantName":"a","projectName":"b"}`,
 			[]string{"spec.tenantName: Duplicate value"}},

@@ -114,6 +114,10 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
+	if opts.Policy.AuthURL == "" {
+		// The Keystone this provider authenticates at is the one a spec may name.
+		opts.Policy.AuthURL, _ = opts.LookupEnv("OS_AUTH_URL")
+	}
 	base, err := baseTransport(opts.Transport, opts.LookupEnv)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +14,9 @@ import (
 	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
 // session is one authenticated client per credential set, with its service endpoints. The
@@ -85,11 +91,50 @@ func (ss *sessions) open(ctx context.Context, c credentials, key string) (*sessi
 		{"image", &s.image, gcopenstack.NewImageV2},
 	} {
 		if *svc.dst, err = svc.mk(pc, s.eo); err != nil {
+			if regions := catalogRegions(pc); c.Region != "" && !slices.Contains(regions, c.Region) {
+				return nil, cloud.Terminal(v1alpha1.InvalidConfigurationMachineError,
+					"region %q is not in the service catalog of %s, which has %s: cloudProviderSpec.region must name one of them "+
+						"(or be left out for OS_REGION_NAME)", c.Region, opts.IdentityEndpoint, quotedList(regions))
+			}
 			return nil, classify(err, fmt.Sprintf("finding the %s endpoint in region %q", svc.name, c.Region))
 		}
 	}
 	s.noteToken()
 	return s, nil
+}
+
+// catalogRegions lists the regions of the catalog that Keystone returned with pc's token, sorted.
+func catalogRegions(pc *gophercloud.ProviderClient) []string {
+	r, ok := pc.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil
+	}
+	cat, err := r.ExtractServiceCatalog()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range cat.Entries {
+		for _, ep := range e.Endpoints {
+			if ep.Region != "" && !slices.Contains(out, ep.Region) {
+				out = append(out, ep.Region)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// quotedList is "regions "a", "b"", or "no regions".
+func quotedList(vs []string) string {
+	if len(vs) == 0 {
+		return "no regions"
+	}
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return "regions " + strings.Join(q, ", ")
 }
 
 // volumeClient is made on first use: clouds without Cinder work as long as nothing boots from

@@ -20,12 +20,14 @@ import (
 // cloud.ReferenceLabel=true.
 //
 // The fields that choose the cloud and the identity (the Keystone fields below) are refused
-// unless the operator allowed them (Options.AllowMachineCloud): by default the cloud and its
-// credentials are the controller's own, and a spec only says what to create there.
+// when set, unless the operator allowed them (Options.AllowMachineCloud): by default the cloud
+// and its credentials are the controller's own, and a spec only says what to create there, and
+// in which region and availability zone of that cloud.
 type Spec struct {
 	// Keystone: the auth URL, and either username/password/domainName or an application
-	// credential, scoped by projectName or projectID. Only with Options.AllowMachineCloud; see
-	// credentialsOf for how they combine with the controller's OS_* variables.
+	// credential, scoped by projectName or projectID. Only with Options.AllowMachineCloud
+	// (empty ones, and the controller's own auth URL, are accepted without); see credentialsOf
+	// for how they combine with the controller's OS_* variables.
 	IdentityEndpoint            string
 	Username                    string
 	Password                    string
@@ -33,9 +35,11 @@ type Spec struct {
 	ProjectName                 string
 	ProjectID                   string
 	TokenID                     string
-	Region                      string
 	ApplicationCredentialID     string
 	ApplicationCredentialSecret string
+	// Region picks the endpoints of the controller's Keystone catalog; default OS_REGION_NAME.
+	// A region the catalog does not have fails the Machine with a message naming those it has.
+	Region string
 
 	// Image and Flavor are names or IDs.
 	Image  string
@@ -114,7 +118,9 @@ var specFields = []specField{
 	{"projectName", []string{"tenantName"}, kindString, func(s *Spec) any { return &s.ProjectName }, fieldCloud},
 	{"projectID", []string{"tenantID"}, kindString, func(s *Spec) any { return &s.ProjectID }, fieldCloud},
 	{"tokenId", nil, kindString, func(s *Spec) any { return &s.TokenID }, fieldCredential},
-	{"region", nil, kindString, func(s *Spec) any { return &s.Region }, fieldCloud},
+	// The region picks endpoints from the controller's own Keystone catalog, with its own
+	// credentials: it chooses where in the operator's cloud, as the availability zone does.
+	{"region", nil, kindString, func(s *Spec) any { return &s.Region }, fieldWhat},
 	{"applicationCredentialID", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialID }, fieldCredential},
 	{"applicationCredentialSecret", nil, kindString, func(s *Spec) any { return &s.ApplicationCredentialSecret }, fieldCredential},
 	{"image", nil, kindString, func(s *Spec) any { return &s.Image }, fieldWhat},

@@ -115,9 +115,11 @@ func TestDecodeSpec(t *testing.T) {
 
 // TestCredentialPolicy: the cloud and the identity are the controller's configuration. A spec
 // may name them only when the operator allowed it, and then a spec that names its own endpoint
-// gets nothing from the controller's environment.
+// gets nothing from the controller's environment. The controller's own endpoint, however
+// written, names nothing; the region is the spec's to choose among the catalog's.
 func TestCredentialPolicy(t *testing.T) {
 	sim := newSim(t, openstacktest.Options{})
+	other := newSim(t, openstacktest.Options{})
 	plain := openstacktest.New(openstacktest.Options{})
 	t.Cleanup(plain.Close)
 	ctx := context.Background()
@@ -146,17 +148,20 @@ func TestCredentialPolicy(t *testing.T) {
 		{name: "the controller's cloud", env: env, spec: map[string]any{}},
 		{name: "user domain and tenant fallbacks", env: with("OS_USER_DOMAIN_NAME", "", "OS_DOMAIN_NAME", "Default",
 			"OS_PROJECT_NAME", "", "OS_TENANT_NAME", "demo"), spec: map[string]any{}},
-		{name: "a spec naming its endpoint is refused", env: env, spec: map[string]any{"identityEndpoint": sim.AuthURL()},
-			wantErr: "cloudProviderSpec.identityEndpoint: Forbidden: chooses the cloud or the identity"},
-		{name: "a spec naming its region is refused", env: env, spec: map[string]any{"region": "RegionTwo"},
-			wantErr: "cloudProviderSpec.region: Forbidden"},
+		{name: "a spec naming another endpoint is refused", env: env, spec: map[string]any{"identityEndpoint": other.AuthURL()},
+			wantErr: "cloudProviderSpec.identityEndpoint: Forbidden: is not the machine-controller's own Keystone (" + sim.AuthURL() + ")"},
+		{name: "a spec naming the controller's own endpoint uses the controller's identity", env: env,
+			spec: map[string]any{"identityEndpoint": strings.TrimSuffix(sim.AuthURL(), "/v3") + "/"}},
+		{name: "a spec naming a region of the catalog", env: with("OS_REGION_NAME", ""), spec: map[string]any{"region": sim.Region()}},
+		{name: "a spec naming a region the catalog lacks", env: env, spec: map[string]any{"region": "RegionTwo"},
+			wantErr: `InvalidConfiguration: region "RegionTwo" is not in the service catalog of ` + sim.AuthURL() + `, which has regions "` + sim.Region() + `"`},
 		{name: "a spec naming a password is refused", env: env, spec: map[string]any{"password": "x"},
 			wantErr: "cloudProviderSpec.password: Forbidden"},
 		{name: "a spec naming a project by alias is refused", env: env, spec: map[string]any{"tenantName": "x"},
 			wantErr: "cloudProviderSpec.tenantName: Forbidden"},
 		{name: "allowed: a spec with its whole identity", env: env, policy: allow, spec: own},
 		{name: "allowed: a spec endpoint gets no credentials from the environment", env: env, policy: allow,
-			spec:    map[string]any{"identityEndpoint": sim.AuthURL()},
+			spec:    map[string]any{"identityEndpoint": other.AuthURL()},
 			wantErr: "cloudProviderSpec.username: Required value"},
 		{name: "allowed: a spec password at the controller's endpoint", env: with("OS_PASSWORD", "wrong"), policy: allow,
 			spec: map[string]any{"password": openstacktest.Password}},

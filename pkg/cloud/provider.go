@@ -75,7 +75,8 @@ const (
 )
 
 // StateAnnotationSuffix ends the key of every annotation in which a provider records what it
-// allocated for a Machine ("<provider>.slipway.dev/state"). Such annotations, like
+// allocated for a Machine ("<provider>.slipway.dev/state"), and of the one in which the
+// controller records the Node it linked ("machine.slipway.dev/state"). Such annotations, like
 // spec.providerID, are the controller's: admission refuses them from anyone else, and in
 // templates.
 const StateAnnotationSuffix = ".slipway.dev/state"

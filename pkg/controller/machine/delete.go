@@ -14,6 +14,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/leftovers"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/nodelink"
 )
 
 // deletionPolicy returns the Machine's deletion policy; unknown values (which admission rejects)
@@ -69,7 +70,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl
 		}
 	}
 	// A Machine whose Node joined had its token deleted then.
-	if m.Status.NodeRef == nil {
+	if nodelink.Of(m) == nil {
 		if err := r.deleteToken(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/leftovers"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/nodelink"
 )
 
 // reconcileValidation asks the provider whether the providerSpec points at things that exist.
@@ -55,7 +56,7 @@ func (r *Reconciler) reconcileValidation(ctx context.Context, s *machineScope) (
 // Machine is never given a second server: if the first disappears the Machine is replaced
 // instead.
 func hadInstance(m *v1alpha1.Machine) bool {
-	return m.Spec.ProviderID != nil || m.Status.NodeRef != nil
+	return m.Spec.ProviderID != nil || m.Status.NodeRef != nil || nodelink.Of(m) != nil
 }
 
 // reconcileInstance finds the Machine's server by UID and creates it when there is none.
@@ -151,7 +152,7 @@ func (r *Reconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) (*clou
 	if time.Since(c.at) > instanceVouchTTL || m.Spec.ProviderID == nil || *m.Spec.ProviderID != c.inst.ProviderID {
 		return nil, false
 	}
-	if m.Status.NodeRef != nil {
+	if nodelink.Of(m) != nil {
 		n, err := r.linkedNode(ctx, m)
 		if err != nil || n == nil {
 			return nil, false

@@ -16,19 +16,26 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/nodelink"
 )
 
-// findNode returns the Machine's Node: by provider ID first, by address only as a fallback (for
-// clouds whose kubelets register without a provider ID), and never a Node that another Machine
-// already claimed.
+// findNode returns the Machine's Node: by the provider ID of inst, the server the cloud
+// confirmed as the Machine's, first, by inst's addresses only as a fallback (for clouds whose
+// kubelets register without a provider ID), and never a Node that another Machine already
+// claimed. Without inst it is only the Node the controller linked. The Machine's status (its
+// addresses, its nodeRef) never picks a Node: whoever may write machines/status could point it
+// at any Node.
 func (r *Reconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cloud.Instance) (*corev1.Node, error) {
+	if inst == nil {
+		return r.linkedNode(ctx, m)
+	}
 	key := m.Namespace + "/" + m.Name
 	ok := func(n *corev1.Node) bool {
 		owner := n.Annotations[v1alpha1.NodeMachineAnnotation]
 		return owner == "" || owner == key
 	}
 	var nodes corev1.NodeList
-	if inst != nil && inst.ProviderID != "" {
+	if inst.ProviderID != "" {
 		if err := r.client.List(ctx, &nodes, client.MatchingFields{index.ProviderID: inst.ProviderID}); err != nil {
 			return nil, fmt.Errorf("listing nodes by provider ID: %w", err)
 		}
@@ -38,13 +45,7 @@ func (r *Reconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cl
 			}
 		}
 	}
-	var addrs []corev1.NodeAddress
-	if inst != nil {
-		addrs = inst.Addresses
-	} else {
-		addrs = m.Status.Addresses
-	}
-	for _, a := range addrs {
+	for _, a := range inst.Addresses {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
 		}
@@ -54,7 +55,7 @@ func (r *Reconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cl
 		for i := range nodes.Items {
 			// A Node with a different provider ID is another server that reused the address.
 			n := &nodes.Items[i]
-			if ok(n) && (n.Spec.ProviderID == "" || inst == nil || n.Spec.ProviderID == inst.ProviderID) {
+			if ok(n) && (n.Spec.ProviderID == "" || n.Spec.ProviderID == inst.ProviderID) {
 				return n, nil
 			}
 		}
@@ -63,34 +64,33 @@ func (r *Reconciler) findNode(ctx context.Context, m *v1alpha1.Machine, inst *cl
 }
 
 // linkedNode returns the Node this controller linked to the Machine when the cloud confirmed
-// its server (status.nodeRef, by UID), if it still exists and still names the Machine's server.
+// its server (the nodelink annotation, by UID), if it still exists and still names the
+// Machine's server.
 func (r *Reconciler) linkedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
-	ref := m.Status.NodeRef
-	if ref == nil {
+	link := nodelink.Of(m)
+	if link == nil {
 		return nil, nil
 	}
 	n := &corev1.Node{}
-	err := r.client.Get(ctx, client.ObjectKey{Name: ref.Name}, n)
+	err := r.client.Get(ctx, client.ObjectKey{Name: link.Name}, n)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("getting node %s: %w", ref.Name, err)
-	case n.UID != ref.UID:
-		return nil, nil
-	case m.Spec.ProviderID != nil && n.Spec.ProviderID != "" && n.Spec.ProviderID != *m.Spec.ProviderID:
+		return nil, fmt.Errorf("getting node %s: %w", link.Name, err)
+	case !link.Matches(m, n):
 		return nil, nil
 	}
 	return n, nil
 }
 
 // ownedNode returns the Node that deleting the Machine may cordon, drain and delete: the Node
-// this controller linked when the cloud confirmed the server (status.nodeRef, the same UID and
-// provider ID), or else one whose server the cloud confirms as the Machine's own now (the
-// provider checks the server's metadata, whatever spec.providerID says). A Node that merely
-// carries the providerID a Machine names is never enough: that would let whoever may write the
-// providerID drain and delete any Node. The linked Node needs no cloud call, on each of the
-// delete's polls.
+// this controller linked when the cloud confirmed the server (the nodelink annotation, the same
+// UID and provider ID), or else one whose server the cloud confirms as the Machine's own now
+// (the provider checks the server's metadata, whatever spec.providerID says). Neither a Node
+// that merely carries the providerID a Machine names, nor the one its status.nodeRef names, is
+// ever enough: that would let whoever may write the providerID, or machines/status, drain and
+// delete any Node. The linked Node needs no cloud call, on each of the delete's polls.
 func (r *Reconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev1.Node, error) {
 	if n, err := r.linkedNode(ctx, m); n != nil || err != nil {
 		return n, err
@@ -100,6 +100,35 @@ func (r *Reconciler) ownedNode(ctx context.Context, m *v1alpha1.Machine) (*corev
 		return nil, nil
 	}
 	return r.findNode(ctx, m, inst)
+}
+
+// link records node as the Machine's (the nodelink annotation) with the server's addresses as
+// the cloud reported them; a Node followed on recorded data (the cloud did not answer) keeps
+// the addresses recorded before. It reports whether the Node is newly linked.
+func (r *Reconciler) link(ctx context.Context, s *machineScope, node *corev1.Node) (bool, error) {
+	m := s.m
+	old := nodelink.Of(m)
+	l := &nodelink.Link{Node: node.UID, Name: node.Name, Addresses: s.inst.Addresses}
+	if m.Spec.ProviderID != nil {
+		l.ProviderID = *m.Spec.ProviderID
+	}
+	if s.recorded {
+		l.Addresses = nil
+		if old != nil {
+			l.Addresses = old.Addresses
+		}
+	}
+	fresh := old == nil || old.Node != node.UID
+	cp := m.DeepCopy()
+	if !nodelink.Set(cp, l) {
+		return fresh, nil
+	}
+	// A merge patch of the one annotation: it changes nothing else the Machine holds.
+	if err := r.client.Patch(ctx, cp, client.MergeFrom(m)); err != nil {
+		return false, fmt.Errorf("recording node %s as machine %s/%s's: %w", node.Name, m.Namespace, m.Name, err)
+	}
+	m.Annotations, m.ResourceVersion = cp.Annotations, cp.ResourceVersion
+	return fresh, nil
 }
 
 // reconcileNode links the Machine and its Node and keeps the Node's metadata as the template says.
@@ -136,11 +165,18 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *machineScope) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	s.node = node
-	if m.Status.NodeRef == nil || m.Status.NodeRef.UID != node.UID {
+	fresh, err := r.link(ctx, s, node)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if fresh {
 		// The token has done its job once the Node exists; a leaked token is a standing invitation.
 		if err := r.deleteToken(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
+	}
+	// status.nodeRef says it for people and tools; nothing here reads it back as a fact.
+	if ref := m.Status.NodeRef; ref == nil || ref.UID != node.UID || ref.Name != node.Name {
 		m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: node.Name, UID: node.UID}
 	}
 	waiting, err := r.syncNode(ctx, m, node)

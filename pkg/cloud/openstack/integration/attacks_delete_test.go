@@ -119,22 +119,7 @@ func TestAttackForgedProviderID(t *testing.T) {
 	a := newAttack(t, nil)
 	f := a.foreignServer()
 	providerID := "openstack:///" + f.server
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "control-plane-" + a.ns}, Spec: corev1.NodeSpec{ProviderID: providerID}}
-	if err := a.env.Client.Create(a.ctx, node); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.env.Client.Delete(context.Background(), node) })
-	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if err := a.env.Client.Status().Update(a.ctx, node); err != nil {
-		t.Fatal(err)
-	}
-	before := node.DeepCopy()
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: "etcd-like"},
-		Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "c", Image: "registry.example/c"}}}}
-	if err := a.env.Client.Create(a.ctx, pod); err != nil {
-		t.Fatal(err)
-	}
+	fn := a.foreignNode(providerID)
 
 	m := a.machine("forged", nil)
 	m.Spec.ProviderID = &providerID
@@ -149,18 +134,56 @@ func TestAttackForgedProviderID(t *testing.T) {
 	waitCondition(a, m, v1alpha1.MachineInstanceReady, "the server disappeared from the cloud")
 	a.deleted(m)
 
-	if !a.env.Get(t, node) {
-		t.Fatal("the Node was deleted")
+	a.untouched(fn)
+	a.survives(f)
+}
+
+// foreignNodeOf is a Ready Node that is none of the attack's Machines', with a pod on it: a
+// control plane, as the attacker would like the controller to drain and delete.
+type foreignNodeOf struct {
+	node, before *corev1.Node
+	pod          *corev1.Pod
+}
+
+// foreignNode makes a control plane Node with providerID (none when empty) and addresses, and
+// a pod on it.
+func (a *attack) foreignNode(providerID string, addresses ...corev1.NodeAddress) foreignNodeOf {
+	a.t.Helper()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "control-plane-" + a.ns}, Spec: corev1.NodeSpec{ProviderID: providerID}}
+	if err := a.env.Client.Create(a.ctx, node); err != nil {
+		a.t.Fatal(err)
+	}
+	a.t.Cleanup(func() { _ = a.env.Client.Delete(context.Background(), node) })
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+	node.Status.Addresses = addresses
+	if err := a.env.Client.Status().Update(a.ctx, node); err != nil {
+		a.t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: "etcd-like"},
+		Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "c", Image: "registry.example/c"}}}}
+	if err := a.env.Client.Create(a.ctx, pod); err != nil {
+		a.t.Fatal(err)
+	}
+	return foreignNodeOf{node: node, before: node.DeepCopy(), pod: pod}
+}
+
+// untouched fails unless the foreign Node still exists, unchanged (not cordoned, claimed,
+// labelled or tainted), and its pod was not evicted.
+func (a *attack) untouched(f foreignNodeOf) {
+	a.t.Helper()
+	node, before, pod := f.node, f.before, f.pod
+	if !a.env.Get(a.t, node) {
+		a.t.Fatal("the foreign Node was deleted")
 	}
 	if !equality.Semantic.DeepEqual(before.Spec, node.Spec) || !equality.Semantic.DeepEqual(before.Labels, node.Labels) ||
 		!equality.Semantic.DeepEqual(before.Annotations, node.Annotations) {
-		t.Fatalf("the Node was changed (cordoned, claimed, labelled or tainted):\nbefore %+v %v %v\nafter  %+v %v %v",
+		a.t.Fatalf("the foreign Node was changed (cordoned, claimed, labelled or tainted):\nbefore %+v %v %v\nafter  %+v %v %v",
 			before.Spec, before.Labels, before.Annotations, node.Spec, node.Labels, node.Annotations)
 	}
-	if !a.env.Get(t, pod) || !pod.DeletionTimestamp.IsZero() {
-		t.Fatal("the Node's pod was evicted")
+	if !a.env.Get(a.t, pod) || !pod.DeletionTimestamp.IsZero() {
+		a.t.Fatal("the foreign Node's pod was evicted")
 	}
-	a.survives(f)
 }
 
 // waitRunningMachine waits until m's server runs and its Node is Ready.

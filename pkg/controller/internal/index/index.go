@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/controller/internal/nodelink"
 )
 
 // Cache indexes. Lookups by owner, provider ID and address go through them, so that a reconcile
@@ -22,6 +23,9 @@ const (
 	ProviderID = "slipway.providerID"
 	Address    = "slipway.address"
 	NodeName   = "slipway.nodeName"
+	// LinkedNode is the name of the Node the controller linked to a Machine (nodelink), which
+	// unlike status.nodeRef (NodeName) only the controller writes.
+	LinkedNode = "slipway.linkedNode"
 )
 
 func controllerOwnerUID(o metav1.Object) []string {
@@ -56,6 +60,12 @@ func Add(ctx context.Context, mgr manager.Manager) error {
 				out = append(out, a.Address)
 			}
 			return out
+		}),
+		add(&v1alpha1.Machine{}, LinkedNode, func(o client.Object) []string {
+			if l := nodelink.Of(o.(*v1alpha1.Machine)); l != nil {
+				return []string{l.Name}
+			}
+			return nil
 		}),
 		add(&v1alpha1.Machine{}, NodeName, func(o client.Object) []string {
 			if ref := o.(*v1alpha1.Machine).Status.NodeRef; ref != nil {

@@ -70,7 +70,7 @@ func (p *Provider) List(ctx context.Context, template *v1alpha1.Machine) ([]clou
 	if err != nil {
 		return nil, err
 	}
-	opts := servers.ListOpts{}
+	opts := servers.ListOpts{Limit: listPageSize}
 	if mc.mv >= 26 {
 		opts.Tags = p.owner.tag()
 	}
@@ -86,3 +86,8 @@ func (p *Provider) List(ctx context.Context, template *v1alpha1.Machine) ([]clou
 	}
 	return out, nil
 }
+
+// listPageSize is how many servers one page of the cluster's server list asks for: a page stays
+// well within Options.MaxResponseBytes and MaxResponseValues however many servers the cluster
+// has (Nova's own page size is up to 1,000).
+const listPageSize = 200

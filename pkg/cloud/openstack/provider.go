@@ -37,9 +37,14 @@ type Options struct {
 	// http.DefaultTransport that trusts OS_CACERT when it is set. A Transport given here must
 	// trust the cloud's certificate itself; OS_CACERT is then an error.
 	Transport http.RoundTripper
-	// MaxResponseBytes bounds every response body read from the cloud; default 32 MiB. A hostile
-	// or broken endpoint could otherwise grow the controller past its memory limit.
-	MaxResponseBytes int64
+	// MaxResponseBytes bounds every response body read from the cloud; default 4 MiB.
+	// MaxResponseValues bounds the JSON values in it; default 100,000. A hostile or broken
+	// endpoint could otherwise grow the controller past its memory limit: responses are decoded
+	// into generic maps first, at 50 times the bytes for a body of tiny values, so together they
+	// keep one response under about 30 MiB of heap. Lists are paged to stay well within both
+	// (a page of listPageSize servers of 5 KiB, with about 150 values each).
+	MaxResponseBytes  int64
+	MaxResponseValues int
 	// QPS and Burst limit the requests to the cloud, across all machines; default 50 and 100.
 	QPS   float64
 	Burst int
@@ -123,7 +128,10 @@ func New(clusterName string, opts Options) (*Provider, error) {
 		return nil, err
 	}
 	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = 32 << 20
+		opts.MaxResponseBytes = 4 << 20
+	}
+	if opts.MaxResponseValues <= 0 {
+		opts.MaxResponseValues = 100_000
 	}
 	if opts.QPS == 0 {
 		opts.QPS, opts.Burst = 50, 100
@@ -142,7 +150,7 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	}
 	tr := &transport{base: base, limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
 		maxRetries: opts.MaxRetries, backoff: opts.RetryBackoff, maxWait: opts.MaxRetryWait,
-		maxBody: opts.MaxResponseBytes, allowHTTP: opts.Policy.AllowHTTP}
+		maxBody: opts.MaxResponseBytes, maxValues: opts.MaxResponseValues, allowHTTP: opts.Policy.AllowHTTP}
 	return &Provider{
 		cluster: clusterName,
 		owner:   owner{clusterUID: opts.ClusterUID},

@@ -1,6 +1,7 @@
 package openstack
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,7 +19,8 @@ import (
 // sends one and with exponential backoff otherwise. Other errors go back to the caller, whose
 // own retry (the controller's requeue) is the right place for them. It also refuses plain
 // http:// unless allowed (a catalog may list http endpoints behind an https Keystone, and the
-// token would travel unencrypted to them) and bounds every response body to maxBody.
+// token would travel unencrypted to them) and bounds every response body to maxBody bytes and
+// maxValues JSON values.
 type transport struct {
 	base       http.RoundTripper
 	limiter    *rate.Limiter
@@ -28,8 +30,11 @@ type transport struct {
 	// maxWait caps any single wait, Retry-After included: a cloud asking for more is answered
 	// with its error, so the controller can requeue instead of holding a worker.
 	maxWait time.Duration
-	// maxBody bounds every response body; reading past it is an ErrResponseTooLarge.
+	// maxBody bounds every response body; reading past it is an ErrResponseTooLarge. maxValues
+	// bounds the JSON values in it (ErrResponseTooComplex): the body is read whole, and checked,
+	// before the decoder sees it.
 	maxBody   int64
+	maxValues int
 	allowHTTP bool
 }
 
@@ -43,12 +48,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer resp.Body.Close()
 	if resp.ContentLength > t.maxBody {
-		resp.Body.Close()
 		return nil, &ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: resp.ContentLength}
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody,
-		tooLarge: &ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: -1}}
+	body, err := readBounded(resp.Body, t.maxBody, t.maxValues,
+		&ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: -1},
+		&ErrResponseTooComplex{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxValues})
+	if err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	return resp, nil
 }
 

@@ -1,6 +1,7 @@
 package openstack
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -30,32 +31,63 @@ func (e *ErrResponseTooLarge) Error() string {
 		e.Method, e.URL, e.Limit, size)
 }
 
-// limitedBody reads at most left bytes and then fails with tooLarge, instead of truncating
-// silently: a truncated JSON document could still decode into something plausible.
-type limitedBody struct {
-	rc       io.ReadCloser
-	left     int64
-	tooLarge error
+// ErrResponseTooComplex is the error of a cloud response whose body holds more JSON values
+// than Options.MaxResponseValues. The cloud's answers are decoded into generic maps and slices
+// first (gophercloud), which costs 50 times the bytes and more for a body of tiny values: the
+// count bounds that, where the byte limit bounds the strings.
+type ErrResponseTooComplex struct {
+	Method, URL string
+	Limit       int
 }
 
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a longer one.
-		var one [1]byte
-		if n, _ := b.rc.Read(one[:]); n > 0 {
-			return 0, b.tooLarge
+func (e *ErrResponseTooComplex) Error() string {
+	return fmt.Sprintf("the cloud's response to %s %s holds more than %d JSON values; refusing to decode it, "+
+		"which would take more memory than the machine-controller has", e.Method, e.URL, e.Limit)
+}
+
+// readBounded reads a whole response body, at most maxBytes of it and with at most maxValues
+// JSON values (objects, arrays, members and elements, counted by their delimiters outside
+// strings), and fails with tooLarge or tooComplex past either limit, instead of truncating
+// silently: a truncated JSON document could still decode into something plausible. Only then
+// does the body reach the decoder, which so never sees more than the controller can hold.
+func readBounded(r io.Reader, maxBytes int64, maxValues int, tooLarge, tooComplex error) ([]byte, error) {
+	var (
+		buf      bytes.Buffer
+		chunk    [32 << 10]byte
+		values   int
+		inString bool
+		escaped  bool
+	)
+	for {
+		n, err := r.Read(chunk[:])
+		if int64(buf.Len()+n) > maxBytes {
+			return nil, tooLarge
 		}
-		return b.rc.Read(p)
+		for _, c := range chunk[:n] {
+			switch {
+			case escaped:
+				escaped = false
+			case inString:
+				escaped = c == '\\'
+				inString = c != '"'
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[' || c == ',' || c == ':':
+				values++
+			}
+		}
+		if values > maxValues {
+			return nil, tooComplex
+		}
+		buf.Write(chunk[:n])
+		if err == io.EOF {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // baseTransport is the transport under the rate limiter: given, or a clone of
 // http.DefaultTransport that trusts only OS_CACERT's certificates when it is set, as the

@@ -51,7 +51,10 @@ var allowed = map[string][]string{
 		"authorization.k8s.io/selfsubjectrulesreviews create",
 	},
 	"kube-system": {
-		"/secrets create", "/secrets get", "/secrets delete", // bootstrap tokens, one per joining Machine
+		// Bootstrap tokens, one per joining Machine: created, and deleted by the name and UID the
+		// Machine records. No Secret is read but its own, by name.
+		"/secrets create", "/secrets delete",
+		"/secrets/machine-controller-node-settings get",
 		"/secrets/machine-controller-webhook-tls get", "/secrets/machine-controller-webhook-tls update",
 		"/configmaps create",
 		"/configmaps/machine-controller-leftovers get", "/configmaps/machine-controller-leftovers update",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,6 +135,10 @@ func (c ClientResolver) ConfigMapKey(ctx context.Context, namespace, name, key s
 
 func (c ClientResolver) get(ctx context.Context, namespace, name string, obj client.Object) error {
 	if err := c.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, obj); err != nil {
+		if apierrors.IsForbidden(err) {
+			return fmt.Errorf("the machine-controller may not read %s/%s: grant its service account get on it with a Role "+
+				"and RoleBinding in %s: %w", namespace, name, namespace, err)
+		}
 		return err
 	}
 	if obj.GetLabels()[cloud.ReferenceLabel] != "true" {

@@ -42,7 +42,8 @@ import (
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=get;create;delete
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,verbs=create;delete
+// +kubebuilder:rbac:groups="",namespace=kube-system,resources=secrets,resourceNames=machine-controller-node-settings,verbs=get
 // +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,resourceNames=cluster-info,verbs=get
 
 // Options tune the Machine reconciler.
@@ -77,9 +78,9 @@ type Reconciler struct {
 	recorder record.EventRecorder
 	opts     Options
 	joinInfo *joinInfoCache
-	// tokens remembers, by Machine UID, the bootstrap token Secret this process made or found
-	// for the Machine (a tokenRef), so that deleting it needs no reads. A Machine this process
-	// knows nothing of (after a restart) is looked up by its candidate names instead.
+	// tokens remembers, by Machine UID, the bootstrap token this process made for the Machine
+	// (a tokenRef), so that a retried server create reuses it. The Machine's tokenAnnotation
+	// records every token Secret made for it, for deleting them after a restart.
 	tokens sync.Map
 	// settings is the node settings last read (nodeSettings).
 	settings settingsMemo

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
+	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
 const (
@@ -29,11 +31,34 @@ const (
 )
 
 // tokenAttempts is how many token IDs a Machine tries. IDs are six characters of [a-z0-9]
-// (kubeadm's format), so two Machines can collide; the next candidate resolves that.
-const tokenAttempts = 8
+// (kubeadm's format), so two Machines can collide; the next candidate resolves that. A name
+// taken by this Machine's own token from before a restart is passed over the same way.
+const tokenAttempts = 16
 
-// tokenID derives the i-th candidate token ID from the Machine UID, so that a reconcile after a
-// restart finds the token it created before instead of minting another.
+// tokenAnnotation records on a Machine the bootstrap token Secrets made for it, by name and
+// UID, so that a controller that restarted deletes them without reading Secrets: it may
+// create and delete Secrets in kube-system, but read only its own by name. Like every
+// "*.slipway.dev/state" annotation it is admitted only from the controller, so nobody else can
+// point a deletion at another Secret; the UID precondition would refuse it anyway.
+const tokenAnnotation = "token" + cloud.StateAnnotationSuffix
+
+// tokenRecord is one bootstrap token Secret of a Machine.
+type tokenRecord struct {
+	Name string    `json:"name"`
+	UID  types.UID `json:"uid"`
+}
+
+// recordedTokens are the token Secrets the Machine's annotation records.
+func recordedTokens(m *v1alpha1.Machine) []tokenRecord {
+	var recs []tokenRecord
+	if raw := m.Annotations[tokenAnnotation]; raw != "" && json.Unmarshal([]byte(raw), &recs) != nil {
+		return nil
+	}
+	return recs
+}
+
+// tokenID derives the i-th candidate token ID from the Machine UID, so that two reconciles of
+// one Machine try the same names in the same order.
 func tokenID(m *v1alpha1.Machine, i int) string {
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", m.UID, i)))
@@ -45,9 +70,15 @@ func tokenID(m *v1alpha1.Machine, i int) string {
 	return string(id)
 }
 
-// ensureToken returns the Machine's bootstrap token, creating its Secret when missing. The TTL is
-// the join timeout plus slack: a Machine that has not joined by then is replaced anyway.
+// ensureToken returns the Machine's bootstrap token: the one this process made for it (a
+// retried server create reuses it), or a new Secret, recorded on the Machine before it is used.
+// The TTL is the join timeout plus slack: a Machine that has not joined by then is replaced
+// anyway. A name already taken is never read: it is another Machine's, or this Machine's own
+// from before a restart, which is recorded and deleted with the others once the Node joins.
 func (r *Reconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (string, error) {
+	if v, ok := r.tokens.Load(m.UID); ok && v.(tokenRef).token != "" {
+		return v.(tokenRef).token, nil
+	}
 	secret, err := bootstrap.NewTokenSecret()
 	if err != nil {
 		return "", err
@@ -70,87 +101,72 @@ func (r *Reconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (stri
 				"description":                    fmt.Sprintf("machine-controller: join token of Machine %s/%s", m.Namespace, m.Name),
 			},
 		}
-		// Create first: it is the common case, and AlreadyExists says either that a previous
-		// attempt (before a restart, or a failed server create) left a token to reuse, or that
-		// another Machine holds this ID.
 		err = r.client.Create(ctx, sec)
-		if err == nil {
-			r.tokens.Store(m.UID, tokenRef{name: name, uid: sec.UID})
-			return id + "." + secret, nil
+		if apierrors.IsAlreadyExists(err) {
+			continue
 		}
-		if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
 			return "", fmt.Errorf("creating bootstrap token %s: %w", name, err)
 		}
-		if err := r.reader.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: name}, sec); err != nil {
-			return "", fmt.Errorf("reading bootstrap token %s: %w", name, err)
+		if err := r.recordToken(ctx, m, tokenRecord{Name: name, UID: sec.UID}); err != nil {
+			// Unrecorded, nothing would delete it before it expires: delete it now.
+			_ = r.client.Delete(ctx, sec, client.Preconditions{UID: &sec.UID})
+			return "", err
 		}
-		if sec.Labels[tokenMachineLabel] == string(m.UID) {
-			r.tokens.Store(m.UID, tokenRef{name: name, uid: sec.UID})
-			return string(sec.Data["token-id"]) + "." + string(sec.Data["token-secret"]), nil
-		}
+		token := id + "." + secret
+		r.tokens.Store(m.UID, tokenRef{name: name, uid: sec.UID, token: token})
+		return token, nil
 	}
-	return "", fmt.Errorf("all %d bootstrap token IDs of machine %s/%s are taken by other machines", tokenAttempts, m.Namespace, m.Name)
+	return "", fmt.Errorf("all %d bootstrap token IDs of machine %s/%s are taken", tokenAttempts, m.Namespace, m.Name)
 }
 
-// tokenRef is a bootstrap token Secret of a Machine; the zero value means the Machine has no
-// token outstanding (it was deleted).
-type tokenRef struct {
-	name string
-	uid  types.UID
-}
-
-// deleteToken removes the Machine's bootstrap token once the Node joined or the Machine goes.
-// When this process made or found the token, it deletes that Secret by name with its UID as a
-// precondition, without a read. Otherwise (after a restart) it looks the tokens up by the
-// names the Machine's UID derives.
-func (r *Reconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
-	v, known := r.tokens.Load(m.UID)
-	if !known {
-		return r.scanDeleteTokens(ctx, m)
+// recordToken adds rec to the Machine's tokenAnnotation.
+func (r *Reconciler) recordToken(ctx context.Context, m *v1alpha1.Machine, rec tokenRecord) error {
+	raw, err := json.Marshal(append(recordedTokens(m), rec))
+	if err != nil {
+		return fmt.Errorf("encoding the bootstrap tokens of machine %s/%s: %w", m.Namespace, m.Name, err)
 	}
-	ref := v.(tokenRef)
-	if ref.name == "" {
-		return nil
+	cp := m.DeepCopy()
+	if cp.Annotations == nil {
+		cp.Annotations = map[string]string{}
 	}
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tokenNamespace, Name: ref.name}}
-	err := r.client.Delete(ctx, sec, client.Preconditions{UID: &ref.uid})
-	// Conflict: another Secret holds the name now, so the Machine's own is gone already.
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("deleting bootstrap token %s of machine %s/%s: %w", ref.name, m.Namespace, m.Name, err)
+	cp.Annotations[tokenAnnotation] = string(raw)
+	if err := r.client.Patch(ctx, cp, client.MergeFrom(m)); err != nil {
+		return fmt.Errorf("recording bootstrap token %s on machine %s/%s: %w", rec.Name, m.Namespace, m.Name, err)
 	}
-	r.tokens.Store(m.UID, tokenRef{})
+	m.Annotations, m.ResourceVersion = cp.Annotations, cp.ResourceVersion
 	return nil
 }
 
-// scanDeleteTokens deletes the Machine's bootstrap tokens one by one, by the names the Machine's
-// UID derives, each only if it carries the Machine's label and with its UID as a precondition:
-// the controller may delete Secrets in kube-system only by name (it may not list them), and no
-// mistake in a selector can then delete more than the Machine's own tokens.
-//
-// It stops at the first candidate name that no Secret holds: ensureToken takes the candidates in
-// order and moves past one only when it is taken, so the Machine's tokens sit before the first
-// free name. The exception is a name that was taken by another Machine when this one's token
-// was made and has been freed since: that needs a six-character collision (with 500 tokens
-// outstanding, odds of about 1 in 4 million per new token), and such a token is left to its
+// tokenRef is the bootstrap token this process made for a Machine; the zero value means the
+// Machine has no token outstanding (they were deleted).
+type tokenRef struct {
+	name  string
+	uid   types.UID
+	token string
+}
+
+// deleteToken removes the Machine's bootstrap tokens once the Node joined or the Machine goes:
+// the one this process made and those the Machine records, each by name with its UID as a
+// precondition, without a read. A token whose Secret is gone, or whose name another Secret holds
+// now, is gone already. Tokens of Machines made before they were recorded are left to their
 // expiration (join timeout plus slack), which kube-controller-manager's token cleaner enforces.
-// Looking at all eight names every time cost seven reads per Machine for that case.
-func (r *Reconciler) scanDeleteTokens(ctx context.Context, m *v1alpha1.Machine) error {
-	var errs []error
-scan:
-	for i := range tokenAttempts {
-		name := "bootstrap-token-" + tokenID(m, i)
-		sec := &corev1.Secret{}
-		err := r.reader.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: name}, sec)
-		switch {
-		case apierrors.IsNotFound(err):
-			break scan
-		case err != nil:
-			errs = append(errs, err)
-			continue
-		case sec.Labels[tokenMachineLabel] != string(m.UID):
-			continue // another Machine's token under a colliding ID
+func (r *Reconciler) deleteToken(ctx context.Context, m *v1alpha1.Machine) error {
+	v, known := r.tokens.Load(m.UID)
+	if known && v.(tokenRef).name == "" {
+		return nil
+	}
+	recs := recordedTokens(m)
+	if known {
+		if ref := v.(tokenRef); !slices.Contains(recs, tokenRecord{Name: ref.name, UID: ref.uid}) {
+			recs = append(recs, tokenRecord{Name: ref.name, UID: ref.uid})
 		}
-		err = r.client.Delete(ctx, sec, client.Preconditions{UID: &sec.UID})
+	}
+	var errs []error
+	for _, rec := range recs {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tokenNamespace, Name: rec.Name}}
+		err := r.client.Delete(ctx, sec, client.Preconditions{UID: &rec.UID})
+		// Conflict: another Secret holds the name now, so the Machine's own is gone already.
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
 		}

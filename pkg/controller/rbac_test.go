@@ -2,14 +2,19 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -137,4 +142,48 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestSecretsPolicy: RBAC lets the service account create and delete any Secret in
+// kube-system, since bootstrap tokens have names made per Machine; the admission policy of
+// manifests/machine-controller/secrets-policy.yaml narrows that to bootstrap token Secrets
+// labelled with a Machine's UID. The service account can neither delete the cluster's other
+// Secrets (here the node settings) nor create one of another kind, nor read a bootstrap token
+// it made; it can create and delete its own.
+func TestSecretsPolicy(t *testing.T) {
+	env := envtest.Get(t)
+	ctx := context.Background()
+	kube, err := kubernetes.NewForConfig(env.ControllerConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := kube.CoreV1().Secrets("kube-system")
+	const why = "the machine-controller may"
+	// The API server loads a new policy within seconds; until then RBAC alone answers.
+	envtest.Eventually(t, time.Minute, "the policy refusing to delete the node settings", func() (bool, string) {
+		err := secrets.Delete(ctx, bootstrap.SettingsSecret, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil && apierrors.IsInvalid(err) && strings.Contains(err.Error(), why), fmt.Sprint(err)
+	})
+	planted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bootstrap-token-abcdef", Namespace: "kube-system"},
+		Type: corev1.SecretTypeOpaque}
+	if _, err := secrets.Create(ctx, planted, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), why) {
+		t.Fatalf("creating an Opaque Secret: %v, want the policy's refusal", err)
+	}
+	unlabelled := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bootstrap-token-abcdef", Namespace: "kube-system"},
+		Type: corev1.SecretTypeBootstrapToken, StringData: map[string]string{"token-id": "abcdef", "token-secret": "0123456789abcdef"}}
+	if _, err := secrets.Create(ctx, unlabelled, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), why) {
+		t.Fatalf("creating an unlabelled bootstrap token: %v, want the policy's refusal", err)
+	}
+	own := unlabelled.DeepCopy()
+	own.Labels = map[string]string{"cluster.k8s.io/machine-uid": "3f1c2a9e-0000-4000-8000-000000000001"}
+	made, err := secrets.Create(ctx, own, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a Machine's bootstrap token: %v", err)
+	}
+	if _, err := secrets.Get(ctx, made.Name, metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("reading a bootstrap token back: %v, want Forbidden", err)
+	}
+	if err := secrets.Delete(ctx, made.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &made.UID}}); err != nil {
+		t.Fatalf("deleting a Machine's bootstrap token: %v", err)
+	}
 }

@@ -184,7 +184,7 @@ func (e *Env) init() error {
 		return fmt.Errorf("creating clientset: %w", err)
 	}
 	ctx := context.Background()
-	for _, f := range []string{"role.yaml", "serviceaccount.yaml"} {
+	for _, f := range []string{"role.yaml", "serviceaccount.yaml", "secrets-policy.yaml"} {
 		if err := e.Apply(ctx, filepath.Join(e.Root, "manifests", "machine-controller", f)); err != nil {
 			return err
 		}

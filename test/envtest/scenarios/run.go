@@ -27,6 +27,7 @@ var All = []struct {
 	{"CSRApproval", CSRApproval},
 	{"PauseMinReadyDeadline", PauseMinReadyDeadline},
 	{"NodeSettings", NodeSettings},
+	{"TokensAfterRestart", TokensAfterRestart},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

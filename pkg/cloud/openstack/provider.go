@@ -45,6 +45,9 @@ type Options struct {
 	// (a page of listPageSize servers of 5 KiB, with about 150 values each).
 	MaxResponseBytes  int64
 	MaxResponseValues int
+	// DecodeBudget bounds the estimated heap of all the responses being decoded at once;
+	// default 64 MiB, and never less than one response at both limits. Requests beyond it wait.
+	DecodeBudget int64
 	// QPS and Burst limit the requests to the cloud, across all machines; default 50 and 100.
 	QPS   float64
 	Burst int
@@ -133,6 +136,9 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	if opts.MaxResponseValues <= 0 {
 		opts.MaxResponseValues = 100_000
 	}
+	if opts.DecodeBudget <= 0 {
+		opts.DecodeBudget = 64 << 20
+	}
 	if opts.QPS == 0 {
 		opts.QPS, opts.Burst = 50, 100
 	}
@@ -150,7 +156,8 @@ func New(clusterName string, opts Options) (*Provider, error) {
 	}
 	tr := &transport{base: base, limiter: rate.NewLimiter(rate.Limit(opts.QPS), opts.Burst),
 		maxRetries: opts.MaxRetries, backoff: opts.RetryBackoff, maxWait: opts.MaxRetryWait,
-		maxBody: opts.MaxResponseBytes, maxValues: opts.MaxResponseValues, allowHTTP: opts.Policy.AllowHTTP}
+		maxBody: opts.MaxResponseBytes, maxValues: opts.MaxResponseValues, allowHTTP: opts.Policy.AllowHTTP,
+		decoding: newBudget(max(opts.DecodeBudget, decodeCost(int(opts.MaxResponseBytes), opts.MaxResponseValues)))}
 	return &Provider{
 		cluster: clusterName,
 		owner:   owner{clusterUID: opts.ClusterUID},

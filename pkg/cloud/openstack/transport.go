@@ -35,6 +35,8 @@ type transport struct {
 	// before the decoder sees it.
 	maxBody   int64
 	maxValues int
+	// decoding bounds what the bodies being decoded at once may cost, all requests together.
+	decoding  *budget
 	allowHTTP bool
 }
 
@@ -52,13 +54,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.ContentLength > t.maxBody {
 		return nil, &ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: resp.ContentLength}
 	}
-	body, err := readBounded(resp.Body, t.maxBody, t.maxValues,
+	body, values, err := readBounded(resp.Body, t.maxBody, t.maxValues,
 		&ErrResponseTooLarge{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxBody, Length: -1},
 		&ErrResponseTooComplex{Method: req.Method, URL: req.URL.Redacted(), Limit: t.maxValues})
 	if err != nil {
 		return nil, err
 	}
-	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	release, err := t.decoding.hold(req.Context(), decodeCost(len(body), values))
+	if err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength = &heldBody{r: bytes.NewReader(body), release: release}, int64(len(body))
 	return resp, nil
 }
 

@@ -2,6 +2,7 @@ package openstack
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,6 +10,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/slipway-dev/slipway/pkg/cloud"
 )
@@ -50,7 +54,7 @@ func (e *ErrResponseTooComplex) Error() string {
 // strings), and fails with tooLarge or tooComplex past either limit, instead of truncating
 // silently: a truncated JSON document could still decode into something plausible. Only then
 // does the body reach the decoder, which so never sees more than the controller can hold.
-func readBounded(r io.Reader, maxBytes int64, maxValues int, tooLarge, tooComplex error) ([]byte, error) {
+func readBounded(r io.Reader, maxBytes int64, maxValues int, tooLarge, tooComplex error) ([]byte, int, error) {
 	var (
 		buf      bytes.Buffer
 		chunk    [32 << 10]byte
@@ -61,7 +65,7 @@ func readBounded(r io.Reader, maxBytes int64, maxValues int, tooLarge, tooComple
 	for {
 		n, err := r.Read(chunk[:])
 		if int64(buf.Len()+n) > maxBytes {
-			return nil, tooLarge
+			return nil, 0, tooLarge
 		}
 		for _, c := range chunk[:n] {
 			switch {
@@ -77,17 +81,59 @@ func readBounded(r io.Reader, maxBytes int64, maxValues int, tooLarge, tooComple
 			}
 		}
 		if values > maxValues {
-			return nil, tooComplex
+			return nil, 0, tooComplex
 		}
 		buf.Write(chunk[:n])
 		if err == io.EOF {
-			return buf.Bytes(), nil
+			return buf.Bytes(), values, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }
+
+// decodeCost estimates the heap a body takes while gophercloud decodes it into generic maps and
+// slices: the body itself and its strings, and at most 150 bytes per value (a one-key object
+// costs about 400 bytes for its three delimiters).
+func decodeCost(bytes, values int) int64 { return 2*int64(bytes) + 150*int64(values) }
+
+// budget bounds the estimated cost of the response bodies being decoded at once, so that ten
+// workers answered at the limits at the same time still fit the controller's memory: a body
+// is held from when it has been read until the decoder closes it.
+type budget struct {
+	sem   *semaphore.Weighted
+	total int64
+}
+
+func newBudget(total int64) *budget { return &budget{sem: semaphore.NewWeighted(total), total: total} }
+
+// hold waits until cost fits (a cost above the total takes all of it) and returns its release.
+func (b *budget) hold(ctx context.Context, cost int64) (func(), error) {
+	cost = min(max(cost, 1), b.total)
+	if err := b.sem.Acquire(ctx, cost); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { b.sem.Release(cost) }) }, nil
+}
+
+// heldBody is a read body that releases its share of the budget when closed, or read to its
+// end, whichever comes first (a caller that never closes it must not starve the others).
+type heldBody struct {
+	r       *bytes.Reader
+	release func()
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		b.release()
+	}
+	return n, err
+}
+
+func (b *heldBody) Close() error { b.release(); return nil }
 
 // baseTransport is the transport under the rate limiter: given, or a clone of
 // http.DefaultTransport that trusts only OS_CACERT's certificates when it is set, as the

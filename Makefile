@@ -56,6 +56,25 @@ tidy-check: ## fail when go.mod or go.sum is not what `go mod tidy` makes of the
 test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
 	$(GO) test -short ./...
 
+# A contributor's quick loop: every unit test and the integration tests that need no Docker (real
+# sshd, kube-apiserver + etcd, the OpenStack simulator, the CCM, versitygw), without the race
+# detector. Left out, and said so at the end: the e2e suites and every other test on Docker
+# sandbox hosts (QUICK_DOCKER_PKGS, QUICK_DOCKER_TESTS), terraform against the simulator's hosts,
+# pkg/encryption's three API servers that each wait a minute for a configuration reload
+# (QUICK_SLOW_PKGS), and -race. Needs the ci-* set-up once, as make test does.
+QUICK_DOCKER_PKGS := /test/e2e /test/sandbox /test/openstack-sim/hosts /test/terraform /test/bench
+QUICK_DOCKER_TESTS := TestScriptsOnSandboxHost|TestImportImagesOnSandboxHost|TestLockOnASandboxHost
+QUICK_SLOW_PKGS := /pkg/encryption
+.PHONY: test-quick
+test-quick: ## unit tests and the integration tests that need no Docker, without -race (a few minutes warm); says what it left out
+	set -o pipefail; \
+	KUBEBUILDER_ASSETS=$$(test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl) \
+	PATH="$(TOOLS):$$PATH" \
+	$(GO) test -json -count=1 -parallel 3 -timeout 15m -skip '^($(QUICK_DOCKER_TESTS))$$' \
+	  $$($(GO) list ./... | grep -v $(foreach p,$(QUICK_DOCKER_PKGS) $(QUICK_SLOW_PKGS),-e '$(p)\(/\|$$\)')) | $(GO) run ./test/noskip; rc=$$?; \
+	echo "test-quick left out: the e2e suites and the other tests on Docker sandbox hosts ($(QUICK_DOCKER_PKGS); $(QUICK_DOCKER_TESTS)), $(QUICK_SLOW_PKGS) (a minute per configuration reload), and the race detector: make test runs them all"; \
+	exit $$rc
+
 # Packages whose unit and integration tests run under the race detector: the apply engine
 # (cluster, probe, plan, phases and what they share), the SSH layer against real sshd, the
 # renderers and the manifest and Terraform loaders. The machine-controller's packages

@@ -7,7 +7,6 @@
 package access
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,13 @@ import (
 
 // AdminConf is where kubeadm leaves the admin kubeconfig on a control plane.
 const AdminConf = "/etc/kubernetes/admin.conf"
+
+// Limits of what is read from a control plane into memory: kubeadm's admin.conf is a few KiB
+// (its certificate and key embedded), a certificate or key file a few KiB at most.
+const (
+	maxAdminConfBytes = 1 << 20
+	maxPKIFileBytes   = 64 << 10
+)
 
 // Cluster reaches one cluster through the control planes among its nodes, in their order (the
 // leader first). It is safe for concurrent use.
@@ -60,12 +66,12 @@ func (a *Cluster) AdminKubeconfig(ctx context.Context) ([]byte, ssh.Host, error)
 	var errs []error
 	for _, n := range a.controlPlanes {
 		h := a.hosts.Host(n.Target)
-		var buf bytes.Buffer
-		if err := h.Download(ctx, AdminConf, &buf); err != nil {
+		data, err := ssh.ReadFile(ctx, h, AdminConf, maxAdminConfBytes)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		vetted, err := Vet(buf.Bytes(), h.Name(), AdminConf, a.servers)
+		vetted, err := Vet(data, h.Name(), AdminConf, a.servers)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -154,11 +160,11 @@ func etcdCredentials(ctx context.Context, h ssh.Host) (etcd.Credentials, error) 
 		{"/etc/kubernetes/pki/etcd/healthcheck-client.crt", &creds.Cert},
 		{"/etc/kubernetes/pki/etcd/healthcheck-client.key", &creds.Key},
 	} {
-		var buf bytes.Buffer
-		if err := h.Download(ctx, f.path, &buf); err != nil {
+		data, err := ssh.ReadFile(ctx, h, f.path, maxPKIFileBytes)
+		if err != nil {
 			return creds, err
 		}
-		*f.dst = buf.Bytes()
+		*f.dst = data
 	}
 	return creds, nil
 }

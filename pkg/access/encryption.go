@@ -1,7 +1,6 @@
 package access
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -46,11 +45,11 @@ func ReadEncryption(ctx context.Context, h ssh.Host) (EncryptionOnHost, error) {
 		if l != "file" {
 			continue
 		}
-		var buf bytes.Buffer
-		if err := h.Download(ctx, encryption.File, &buf); err != nil {
+		data, err := ssh.ReadFile(ctx, h, encryption.File, encryption.MaxFileBytes)
+		if err != nil {
 			return EncryptionOnHost{}, err
 		}
-		e.Data = buf.Bytes()
+		e.Data = data
 	}
 	return e, nil
 }

@@ -31,6 +31,10 @@ const (
 // reads it. secretbox would be as good; switching later would be one more rotation.
 const Provider = "aescbc"
 
+// MaxFileBytes bounds the file as slipway reads it from a control plane or a backup: one
+// holds a key or two (about a hundred bytes each), and a file of this size would hold hundreds.
+const MaxFileBytes = 64 << 10
+
 // KeySize is the size of an aescbc key: 32 bytes selects AES-256.
 const KeySize = 32
 

@@ -134,8 +134,7 @@ func leaderKey(ctx context.Context, r interface {
 	if err := leader.SSH.Script(ctx, "make "+name, script).Run(); err != nil {
 		return encryption.Key{}, err
 	}
-	var buf bytes.Buffer
-	err := leader.SSH.Download(ctx, tmp, &buf)
+	secret, err := ssh.ReadFile(ctx, leader.SSH, tmp, encryption.KeySize)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	if rerr := leader.SSH.Command(rctx, "rm", "-f", tmp).Run(); err == nil && rerr != nil {
@@ -144,10 +143,10 @@ func leaderKey(ctx context.Context, r interface {
 	if err != nil {
 		return encryption.Key{}, err
 	}
-	if buf.Len() != encryption.KeySize {
-		return encryption.Key{}, fmt.Errorf("making %s on %s: got %d random bytes, want %d", name, leader.Name, buf.Len(), encryption.KeySize)
+	if len(secret) != encryption.KeySize {
+		return encryption.Key{}, fmt.Errorf("making %s on %s: got %d random bytes, want %d", name, leader.Name, len(secret), encryption.KeySize)
 	}
-	k := encryption.Key{Name: name, Secret: bytes.Clone(buf.Bytes())}
+	k := encryption.Key{Name: name, Secret: secret}
 	r.hide(base64.StdEncoding.EncodeToString(k.Secret))
 	r.Logf(leader.Name, "made %s: %d random bytes from the leader's kernel", name, encryption.KeySize)
 	return k, nil

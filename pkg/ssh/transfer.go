@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/pkg/sftp"
+
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 )
 
 // Upload streams src to dst on the host. The data goes to a temporary
@@ -134,6 +136,24 @@ func (c *Conn) Download(ctx context.Context, src string, dst io.Writer) error {
 		return fmt.Errorf("downloading %s from %s: %w", src, c.Name(), err)
 	}
 	return nil
+}
+
+// ReadFile downloads the file src from h into memory, at most max bytes of it: a file on a
+// host is input from outside, and a larger one (or an endless one such as a device) fails
+// with a *bounded.TooLargeError naming the file and the host, its transfer stopped as a
+// cancelled one is.
+func ReadFile(ctx context.Context, h Host, src string, max int64) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &bounded.Writer{What: fmt.Sprintf("%s on %s", src, h.Name()), Max: max, OnOverflow: cancel}
+	err := h.Download(ctx, src, out)
+	if tooLarge := out.Err(); tooLarge != nil {
+		return nil, tooLarge
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 func (c *Conn) download(ctx context.Context, src string, dst io.Writer) error {

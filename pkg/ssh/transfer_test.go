@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 	"github.com/slipway-dev/slipway/pkg/ssh"
 	"github.com/slipway-dev/slipway/pkg/ssh/internal/sshd"
 )
@@ -157,5 +158,47 @@ func watchHeap(t *testing.T) func() uint64 {
 		cancel()
 		wg.Wait()
 		return peak
+	}
+}
+
+// TestReadFile: a file read into memory from a host is read with a limit, on both transfer
+// paths: one within it arrives whole, and an endless one (/dev/zero) or one a byte over fails
+// promptly with an error naming the file and the host, never growing the heap past the limit.
+func TestReadFile(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  sshd.Config
+	}{{name: "sftp"}, {name: "cat fallback", cfg: sshd.Config{NoSFTP: true}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.cfg, ssh.Options{})
+			h := e.host("root")
+			ctx := ctxFor(t, time.Minute)
+			f := filepath.Join(sshd.TempDir(t), "admin.conf")
+			if err := h.Upload(ctx, strings.NewReader("0123456789"), f, 0o600, ""); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := ssh.ReadFile(ctx, h, f, 10); err != nil || string(got) != "0123456789" {
+				t.Errorf("a file of the limit's size: %q, %v", got, err)
+			}
+			if _, err := ssh.ReadFile(ctx, h, f, 9); !bounded.IsTooLarge(err) || err.Error() != f+" on node-1 is larger than 9 bytes, the most slipway reads from it" {
+				t.Errorf("a file a byte over the limit: %v", err)
+			}
+			start := time.Now()
+			peak := watchHeap(t)
+			_, err := ssh.ReadFile(ctx, h, "/dev/zero", 1<<20)
+			if !bounded.IsTooLarge(err) || !strings.Contains(err.Error(), "/dev/zero on node-1 is larger than 1 MiB") {
+				t.Errorf("/dev/zero: %v", err)
+			}
+			if p := peak(); p > 32<<20 {
+				t.Errorf("heap peaked at %d MiB reading /dev/zero with a 1 MiB limit", p>>20)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("/dev/zero took %s to be refused", d)
+			}
+			// The connection still serves.
+			if out, err := h.Command(ctx, "echo", "ok").Output(); err != nil || string(out) != "ok\n" {
+				t.Errorf("after the refused download: %q, %v", out, err)
+			}
+		})
 	}
 }

@@ -118,7 +118,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 				if pkiFile == "" {
 					pkiFile = cluster.PKIBackupPath(res.Cluster.Name)
 				}
-				if opts.Restore, err = cluster.LoadRestore(restore, pkiFile); err != nil {
+				if opts.Restore, err = cluster.LoadRestore(restore, pkiFile, res.Cluster.Encryption.Enabled); err != nil {
 					return err
 				}
 			}

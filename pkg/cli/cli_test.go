@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -75,6 +77,16 @@ func TestExitCodesAndMessages(t *testing.T) {
 	host := "controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id%s}]}\n"
 	sum := sha256.Sum256([]byte("data"))
 	goodSnapshot := "data" + string(sum[:])
+	climbing := func() string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		tw := tar.NewWriter(zw)
+		_ = tw.WriteHeader(&tar.Header{Name: "pki/../../etc/cron.d/x", Typeflag: tar.TypeReg, Mode: 0o644, Size: 2})
+		_, _ = tw.Write([]byte("x\n"))
+		_ = tw.Close()
+		_ = zw.Close()
+		return b.String()
+	}()
 	tests := []struct {
 		name string
 		args []string
@@ -135,9 +147,11 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"kubeconfig: bad proxy URL scheme", []string{"kubeconfig", "--proxy-url", "ftp://127.0.0.1:8080", "-m", "x"}, ExitUsage, "the scheme must be http, https or socks5"},
 		{"kubeconfig: proxy URL without a host", []string{"kubeconfig", "--proxy-url", "127.0.0.1:8080", "-m", "x"}, ExitUsage, `--proxy-url "127.0.0.1:8080"`},
 		{"apply: --pki-backup without --restore-from", []string{"apply", "--pki-backup", "p.tar.gz", "-m", "x"}, ExitUsage, "--pki-backup is read only with --restore-from"},
-		{"apply: a missing snapshot, before any host is reached", []string{"apply", "--restore-from", "/nonexistent/etcd.db", "-m", write("k.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "snapshot /nonexistent/etcd.db: no such file"},
-		{"apply: a corrupt snapshot", []string{"apply", "--restore-from", write("bad.db", strings.Repeat("x", 100)), "-m", write("l.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "bad.db: the etcd snapshot's SHA-256 does not match"},
-		{"apply: a missing PKI backup", []string{"apply", "--restore-from", write("good.db", goodSnapshot), "--pki-backup", "/nonexistent/pki.tar.gz", "-m", write("m.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitFailure, "PKI backup /nonexistent/pki.tar.gz: no such file"},
+		{"apply: a missing snapshot, before any host is reached", []string{"apply", "--restore-from", "/nonexistent/etcd.db", "-m", write("k.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "snapshot /nonexistent/etcd.db is invalid: no such file"},
+		{"apply: a corrupt snapshot", []string{"apply", "--restore-from", write("bad.db", strings.Repeat("x", 100)), "-m", write("l.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bad.db is invalid: the etcd snapshot's SHA-256 does not match"},
+		{"apply: a missing PKI backup", []string{"apply", "--restore-from", write("good.db", goodSnapshot), "--pki-backup", "/nonexistent/pki.tar.gz", "-m", write("m.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "PKI backup /nonexistent/pki.tar.gz is invalid: no such file"},
+		{"apply: a PKI backup from /dev/zero", []string{"apply", "--restore-from", write("good2.db", goodSnapshot), "--pki-backup", "/dev/zero", "-m", write("n.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "PKI backup /dev/zero is invalid: not a regular file (a character device)"},
+		{"apply: a PKI backup that climbs out", []string{"apply", "--restore-from", write("good3.db", goodSnapshot), "--pki-backup", write("climb.tar.gz", climbing), "-m", write("o.yaml", head+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, `member "pki/../../etc/cron.d/x" is not a file of slipway's PKI backups`},
 		{"backup without a directory", []string{"backup", "-m", "x"}, ExitUsage, "backup needs one argument, the directory to write into"},
 		{"backup: two directories", []string{"backup", "-m", "x", "a", "b"}, ExitUsage, "backup needs one argument"},
 		{"backup: bad output format", []string{"backup", "-m", "x", "dir", "-o", "yaml"}, ExitUsage, `--output "yaml" is not supported`},

@@ -151,7 +151,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	if err := saveKubeconfig(ctx, api, t.Manifest.Name, opts.Log); err != nil {
 		return err
 	}
-	return savePKIBackup(ctx, t, opts.Log)
+	return savePKIBackup(ctx, t, time.Now(), opts.Log)
 }
 
 // warnExpiring warns of kubeadm certificates that expire within CertificateWarning: kubeadm

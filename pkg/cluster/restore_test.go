@@ -9,12 +9,15 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slipway-dev/slipway/pkg/config"
 )
 
 // testPKI returns the files of a PKI backup as kubeadm writes them: three CAs with their keys
@@ -64,21 +67,27 @@ func testSnapshot(data []byte) []byte {
 	return append(append([]byte{}, data...), sum[:]...)
 }
 
-func TestLoadRestore(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, data []byte) string {
+// fileWriter returns a function that writes a file into dir, mode 0600, and returns its path.
+func fileWriter(t *testing.T, dir string) func(name string, data []byte) string {
+	return func(name string, data []byte) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+func TestLoadRestore(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
 	backup := func(name string, change func(files map[string][]byte)) string {
 		files := testPKI(t)
 		if change != nil {
 			change(files)
 		}
-		data, err := writePKIBackup(files)
+		data, err := writePKIBackup(pkiArchive{PKI: files})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,12 +99,12 @@ func TestLoadRestore(t *testing.T) {
 	good := backup("pki.tar.gz", nil)
 	other := testPKI(t)
 
-	got, err := LoadRestore(snap, good)
+	got, err := LoadRestore(snap, good, false)
 	if err != nil {
 		t.Fatalf("a good snapshot and backup: %v", err)
 	}
-	if got.Snapshot != snap || len(got.PKI) != len(pkiFiles) {
-		t.Errorf("restore source: snapshot %q, %d PKI files; want %q and %d", got.Snapshot, len(got.PKI), snap, len(pkiFiles))
+	if got.Snapshot != snap || len(got.PKI) != len(pkiFiles) || got.Encryption != nil {
+		t.Errorf("restore source: snapshot %q, %d PKI files, encryption %t; want %q and %d, none", got.Snapshot, len(got.PKI), got.Encryption != nil, snap, len(pkiFiles))
 	}
 
 	tests := []struct {
@@ -104,7 +113,10 @@ func TestLoadRestore(t *testing.T) {
 		want, wantFile string
 	}{
 		{"missing snapshot", filepath.Join(dir, "nope.db"), good, "no such file", "nope.db"},
-		{"snapshot is a directory", dir, good, "not a regular file", dir},
+		{"snapshot is a directory", dir, good, "not a regular file (a directory)", dir},
+		{"snapshot is a device", "/dev/zero", good, "not a regular file (a character device)", "/dev/zero"},
+		{"PKI backup is a device", snap, "/dev/zero", "not a regular file (a character device)", "/dev/zero"},
+		{"PKI backup is a directory", snap, dir, "not a regular file (a directory)", dir},
 		{"corrupt snapshot", write("corrupt.db", corrupt), good, "SHA-256 does not match", "corrupt.db"},
 		{"truncated snapshot", write("short.db", []byte("short")), good, "too short", "short.db"},
 		{"missing PKI backup", snap, filepath.Join(dir, "nope.tar.gz"), "no such file", "nope.tar.gz"},
@@ -125,9 +137,10 @@ func TestLoadRestore(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadRestore(tc.snapshot, tc.pki)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.wantFile) {
-				t.Errorf("error %v; want one with %q naming %s", err, tc.want, tc.wantFile)
+			_, err := LoadRestore(tc.snapshot, tc.pki, false)
+			var ce *config.Error
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.wantFile) || !errors.As(err, &ce) {
+				t.Errorf("error %v; want an invalid input (exit code 3) with %q naming %s", err, tc.want, tc.wantFile)
 			}
 		})
 	}

@@ -50,6 +50,10 @@ type Restore struct {
 	// PKI holds the CAs and service-account keys by path under /etc/kubernetes/pki (ca.crt,
 	// etcd/ca.key, sa.pub...). It holds keys: never log it.
 	PKI map[string][]byte
+	// Encryption is the encryption configuration of Secrets at rest (encryption.File) that the
+	// snapshot's Secrets were encrypted with; nil for a cluster that did not encrypt them. It
+	// holds the keys: never log it.
+	Encryption []byte
 }
 
 const (

@@ -58,6 +58,38 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return data, err
 }
 
+// Reader passes R's bytes through up to Max of them, and fails with a *TooLargeError when R
+// has more: for a stream read piece by piece, such as an archive as it is decompressed, that
+// must not go on without end.
+type Reader struct {
+	R    io.Reader
+	Max  int64
+	What string
+
+	n int64
+}
+
+func (r *Reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.n >= r.Max {
+		// Only a byte past the limit tells an input of exactly Max bytes from a longer one.
+		var one [1]byte
+		n, err := r.R.Read(one[:])
+		if n > 0 {
+			return 0, &TooLargeError{What: r.What, Max: r.Max}
+		}
+		return 0, err
+	}
+	if rest := r.Max - r.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := r.R.Read(p)
+	r.n += int64(n)
+	return n, err
+}
+
 // Writer collects what is written to it up to Max bytes. A write past the limit fails with a
 // *TooLargeError and calls OnOverflow, if set (to stop whatever produces the output). It is
 // safe for concurrent use, so that a command's stdout and stderr may share one.

@@ -2,10 +2,12 @@ package bounded
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestReadAll(t *testing.T) {
@@ -62,6 +64,25 @@ func TestSize(t *testing.T) {
 	for n, want := range map[int64]string{1 << 20: "1 MiB", 8 << 20: "8 MiB", 256 << 10: "256 KiB", 1000: "1000 bytes", 1025: "1025 bytes"} {
 		if got := Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestReader(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		max     int64
+		wantErr bool
+	}{{"", 0, false}, {"abc", 3, false}, {"abcd", 3, true}, {"ab", 3, false}, {"a", 0, true}} {
+		got, err := io.ReadAll(&Reader{R: iotest.OneByteReader(strings.NewReader(tt.in)), Max: tt.max, What: "the stream"})
+		if tt.wantErr {
+			if !IsTooLarge(err) || !strings.HasPrefix(err.Error(), "the stream is larger than") {
+				t.Errorf("%q with a limit of %d: %q, %v; want a TooLargeError", tt.in, tt.max, got, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tt.in {
+			t.Errorf("%q with a limit of %d: %q, %v", tt.in, tt.max, got, err)
 		}
 	}
 }

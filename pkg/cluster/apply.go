@@ -95,11 +95,6 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	desired.Plan.NoPoolWait = !opts.WaitPools
 	desired.Plan.RotateEncryptionKey = opts.RotateEncryptionKey
 	if opts.Restore != nil {
-		if desired.Plan.Encryption {
-			// The snapshot's Secrets are encrypted with keys that only the lost control planes
-			// held, and init would make a new one.
-			return errors.New("--restore-from with encryption.enabled is not supported: the snapshot's Secrets are encrypted with a key that only the lost control planes held, and slipway does not back that key up")
-		}
 		desired.Plan.Restore = true
 	}
 	p, err := plan.Build(desired.Plan, observed.State)

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -18,6 +20,8 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/phases"
+	"github.com/slipway-dev/slipway/pkg/plan"
 )
 
 // testPKI returns the files of a PKI backup as kubeadm writes them: three CAs with their keys
@@ -143,5 +147,28 @@ func TestLoadRestore(t *testing.T) {
 				t.Errorf("error %v; want an invalid input (exit code 3) with %q naming %s", err, tc.want, tc.wantFile)
 			}
 		})
+	}
+}
+
+// TestRestorePlansForAnEncryptedCluster: with the encryption configuration in the PKI backup,
+// apply --restore-from plans the restore of a cluster with encryption.enabled, whose
+// restore-etcd puts the configuration back (apply refused it before, having no key to restore
+// the Secrets with).
+func TestRestorePlansForAnEncryptedCluster(t *testing.T) {
+	c := testCluster(t, "10.0.0.1", "10.0.0.2")
+	c.Encryption.Enabled = true
+	target, _ := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp-1", "debian", true), "10.0.0.2": probeOutput("w-1", "debian", true)})
+	var out bytes.Buffer
+	restore := &phases.Restore{Snapshot: "etcd.db", PKI: testPKI(t), Encryption: testEncryption(t, "key-1")}
+	if err := Apply(context.Background(), target, ApplyOptions{DryRun: true, Restore: restore, Out: &out}); err != nil {
+		t.Fatalf("a dry run of the restore of an encrypted cluster: %v", err)
+	}
+	if !strings.Contains(out.String(), "the CAs, keys and encryption configuration from the PKI backup") {
+		t.Errorf("the plan does not restore the encryption configuration:\n%s", out.String())
+	}
+	for _, step := range []string{plan.StepEncryptionConfig, plan.StepEncryptionServer, plan.StepEncryptSecrets} {
+		if strings.Contains(out.String(), step) {
+			t.Errorf("the plan has %s, which a restored configuration needs not:\n%s", step, out.String())
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/slipway-dev/slipway/pkg/csr"
+	"github.com/slipway-dev/slipway/pkg/encryption"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
@@ -23,8 +24,10 @@ import (
 // snapshot and a PKI backup (apply --restore-from). restore-etcd, before kubeadm init on the
 // leader, puts the cluster's CAs and service-account keys where kubeadm looks for them (so that
 // kubeadm issues every other certificate from them, and every kubeconfig, ServiceAccount token
-// and worker's kubelet certificate stays valid) and restores the snapshot into /var/lib/etcd as
-// a one-member cluster named after the leader. kubeadm init then starts the control plane on
+// and worker's kubelet certificate stays valid), the backup's encryption configuration where
+// the API server reads it (so that the snapshot's encrypted Secrets read: kubeadm init keeps
+// the leader's own file, and the joins copy it), and restores the snapshot into /var/lib/etcd
+// as a one-member cluster named after the leader. kubeadm init then starts the control plane on
 // that data. restore-finish deletes the Nodes of the other control planes, which the snapshot
 // holds and whose hosts are new (kubeadm join refuses a name whose Node exists and is Ready),
 // and the control planes' decided kubelet serving certificate requests (see
@@ -32,7 +35,7 @@ import (
 var (
 	_ = register(Phase{
 		Name:  plan.StepRestoreEtcd,
-		Short: "put the PKI backup's CAs and keys on the leader and restore etcd's data from the snapshot",
+		Short: "put the PKI backup's CAs, keys and encryption configuration on the leader and restore etcd's data from the snapshot",
 		Run:   func(ctx context.Context, r *Run, host string) error { return restoreEtcd(ctx, r, host) },
 	})
 	_ = register(Phase{
@@ -42,8 +45,10 @@ var (
 	})
 )
 
-// Restore is what apply --restore-from makes the cluster again from. Both were checked before
-// the run: the snapshot's own SHA-256, and that each CA's certificate and key pair.
+// Restore is what apply --restore-from makes the cluster again from. All was checked before
+// the run: the snapshot's own SHA-256, that each CA's certificate and key pair, and that the
+// encryption configuration is one slipway wrote, there exactly when the manifest enables
+// encryption.
 type Restore struct {
 	// Snapshot is the path on this machine of the etcd snapshot.
 	Snapshot string
@@ -112,6 +117,7 @@ type restoreRun interface {
 	api
 	logger
 	restoreSource() *Restore
+	hide(values ...string)
 }
 
 func (r *Run) restoreSource() *Restore { return r.cfg.Restore }
@@ -133,6 +139,15 @@ func restoreEtcd(ctx context.Context, r restoreRun, host string) error {
 		return err
 	}
 	r.Logf(host, "the CAs and service-account keys of the PKI backup are in %s", pkiDir)
+	if src.Encryption != nil {
+		if _, err := hideKeys(r, src.Encryption); err != nil {
+			return err
+		}
+		if err := writeEncryption(ctx, n, src.Encryption); err != nil {
+			return err
+		}
+		r.Logf(host, "the encryption configuration of the PKI backup (%s) is in %s, for the API server to read the snapshot's Secrets with", shortHash(encryption.Hash(src.Encryption)), encryption.File)
+	}
 	f, err := os.Open(src.Snapshot)
 	if err != nil {
 		return fmt.Errorf("reading the snapshot: %w", err)

@@ -1,7 +1,9 @@
 package phases
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/encryption"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
 )
@@ -59,5 +62,81 @@ func TestRestoreEtcd(t *testing.T) {
 	r = NewRun(Config{Manifest: c, Nodes: nodes, SSH: &sshtest.Fleet{}})
 	if err := restoreEtcd(context.Background(), r, "cp-1"); err == nil || !strings.Contains(err.Error(), "--restore-from") {
 		t.Errorf("restore-etcd without a source: %v", err)
+	}
+}
+
+// TestRestoreEtcdWithEncryption: the PKI backup of a cluster that encrypted Secrets holds its
+// encryption configuration; restore-etcd puts it on the leader, root-only, before the snapshot
+// is restored, its keys registered for hiding and in no command line or progress line, and
+// kubeadm init then keeps it as it is (a key rotation under way included) rather than make a
+// new key, so that the restored Secrets read.
+func TestRestoreEtcdWithEncryption(t *testing.T) {
+	r, h, secrets := kubeadmRun(t)
+	r.cfg.Manifest.Encryption.Enabled = true
+	var log bytes.Buffer
+	r.cfg.Log = &log
+	snap := filepath.Join(t.TempDir(), "etcd.db")
+	if err := os.WriteFile(snap, []byte("snapshot bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var keys []encryption.Key
+	for _, name := range []string{"key-4", "key-3"} {
+		k, err := encryption.NewKey(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	// Backed up half-way through a rotation: key-4 encrypts, key-3 still reads.
+	conf, err := encryption.Render(encryption.Config{Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cfg.Restore = &Restore{Snapshot: snap, PKI: map[string][]byte{"ca.crt": []byte("crt")}, Encryption: conf}
+	ctx := context.Background()
+	if err := restoreEtcd(ctx, r, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := h.File(encryption.File)
+	if !ok || f.Mode != 0o600 || f.Owner != "root:root" || !bytes.Equal(f.Data, conf) {
+		t.Fatalf("%s on the leader: %v, mode %o, owner %q, the backup's %t", encryption.File, ok, f.Mode, f.Owner, bytes.Equal(f.Data, conf))
+	}
+	cmds := strings.Join(h.Commands(), "; ")
+	want := "upload /etc/kubernetes/pki/ca.crt; install -d -m 0700 -o root -g root /etc/kubernetes/encryption; upload /etc/kubernetes/encryption/config.yaml; install -d -m 0700 /var/lib/slipway/restore"
+	if !strings.Contains(cmds, want) {
+		t.Errorf("commands:\n %s\nwant them to hold %s", cmds, want)
+	}
+	// The leader holds the file now, as the encryption phases read it.
+	h.On(`^script encryption-state$`, sshtest.Response{Stdout: "file\n"})
+	if err := initCluster(ctx, noAPI{r}, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := h.File(encryption.File); !bytes.Equal(f.Data, conf) {
+		t.Error("kubeadm init replaced the restored encryption configuration")
+	}
+	for _, c := range h.Commands() {
+		if strings.Contains(c, "make key") {
+			t.Errorf("a new key was made: %s", c)
+		}
+	}
+	if cfg, _ := h.File(initConfig); !strings.Contains(string(cfg.Data), "value: "+encryption.File) {
+		t.Errorf("the init configuration does not name %s", encryption.File)
+	}
+	for _, k := range keys {
+		key := base64.StdEncoding.EncodeToString(k.Secret)
+		if secrets.Redact("x"+key+"x") != "x[redacted]x" {
+			t.Errorf("%s is not registered for hiding", k.Name)
+		}
+		for _, call := range h.Calls() {
+			if strings.Contains(call.Command+call.Script+strings.Join(call.Env, " "), key) {
+				t.Errorf("%s is in %s", k.Name, call.Command)
+			}
+		}
+		if strings.Contains(log.String(), key) {
+			t.Errorf("%s is in the progress", k.Name)
+		}
+	}
+	if !strings.Contains(log.String(), "the encryption configuration of the PKI backup (sha256:") {
+		t.Errorf("progress does not say the encryption configuration was restored:\n%s", log.String())
 	}
 }

@@ -87,3 +87,24 @@ func TestRestorePlan(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreEncryptedPlan: a cluster that encrypted Secrets is restored with the same steps,
+// restore-etcd putting its encryption configuration back too; kubeadm init keeps it, so none
+// of the steps that enable encryption on a running cluster follow.
+func TestRestoreEncryptedPlan(t *testing.T) {
+	addons := map[string]string{"cni": "c1"}
+	p, err := Build(Desired{Version: "1.36.3", Hosts: hostsHA(), Addons: addons, Restore: true, Encryption: true}, lostControlPlanes(hostsHA(), "1.36.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "prerequisites on cp-1; prerequisites on cp-2; prerequisites on cp-3; " +
+		"install-kubernetes on cp-1; install-kubernetes on cp-2; install-kubernetes on cp-3; " +
+		"restore-etcd on cp-1; kubeadm-init on cp-1; restore-finish; cni; join-control-plane on cp-2; join-control-plane on cp-3; " +
+		"approve-csrs; wait-nodes-ready"
+	if got := names(p); got != want {
+		t.Errorf("plan:\n got %s\nwant %s", got, want)
+	}
+	if r := p.Steps[6].Reason; p.Steps[6].Name != StepRestoreEtcd || r != "--restore-from: the CAs, keys and encryption configuration from the PKI backup, etcd's data from the snapshot" {
+		t.Errorf("restore-etcd's reason: %q", r)
+	}
+}

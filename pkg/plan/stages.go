@@ -67,7 +67,12 @@ func (b *builder) initialise() {
 	case b.hosts[b.leader.Name].AdminConf:
 		b.add(StepInitFinish, b.leader.Name, "the leader was initialised but the cluster is not answering or not finished; wait for it and complete the remaining kubeadm phases", false)
 	case b.d.Restore:
-		b.add(StepRestoreEtcd, b.leader.Name, "--restore-from: the CAs and keys from the PKI backup, etcd's data from the snapshot", false)
+		what := "the CAs and keys"
+		if b.d.Encryption {
+			// kubeadm init keeps the restored configuration, so no encryption step follows.
+			what = "the CAs, keys and encryption configuration"
+		}
+		b.add(StepRestoreEtcd, b.leader.Name, "--restore-from: "+what+" from the PKI backup, etcd's data from the snapshot", false)
 		b.add(StepInit, b.leader.Name, "--restore-from: the control plane starts on the restored etcd", false)
 		reason := "--restore-from: the snapshot holds the lost control planes' kubelet serving certificate requests"
 		if others := b.otherControlPlanes(); len(others) > 0 {

@@ -75,8 +75,11 @@ the snapshot holds it, kube-system's UID included: existing kubeconfigs and Serv
 tokens stay valid, and the workers' kubelets reconnect. What was written after the snapshot
 is lost. The manifest's versions.kubernetes must be the version the snapshot's cluster ran.
 Apply refuses while any control plane still holds a cluster (use apply without the flag to
-repair one), and with encryption.enabled (the key that encrypted the snapshot's Secrets was
-only on the lost control planes).
+repair one). With encryption.enabled the PKI backup must hold the encryption configuration the
+snapshot's Secrets were encrypted with (slipway backup's, or apply's of that time), which the
+leader gets back before its API server starts. Both files are checked before any host is
+reached and must be regular files; a PKI backup with any member that is not slipway's own (a
+path out of the PKI directory, a link, a device, one too large) is refused whole (exit code 3).
 
 With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
 the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
@@ -148,7 +151,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 	cmd.Flags().BoolVar(&opts.RotateEncryptionKey, "rotate-encryption-key", false, "replace the key that encrypts Secrets at rest (encryption.enabled) without downtime: a new key is added second on every control plane, made the one that encrypts once every API server reads it, every Secret is rewritten (the count is reported), then the old key is dropped, each stage waited for on every API server; a run killed on the way is finished by the next apply, with or without the flag")
 	cmd.Flags().BoolVar(&opts.WaitPools, "wait-pools", true, "wait until every worker pool's Machines are Ready Nodes; false leaves them joining in the background")
 	cmd.Flags().StringVar(&restore, "restore-from", "", "make the cluster again from this etcd snapshot, on control planes that are all fresh (see above)")
-	cmd.Flags().StringVar(&pkiFile, "pki-backup", "", "with --restore-from: the PKI backup holding the cluster's CAs and keys (default <cluster>-pki.tar.gz)")
+	cmd.Flags().StringVar(&pkiFile, "pki-backup", "", "with --restore-from: the PKI backup holding the cluster's CAs and keys, and its encryption configuration with encryption.enabled (default <cluster>-pki.tar.gz)")
 	cmd.Flags().DurationVar(&opts.PoolTimeout, "pools-timeout", phases.DefaultPoolTimeout, "how long to wait for the worker pools before failing with the Machines that did not join")
 	return cmd
 }

@@ -18,14 +18,17 @@ func newBackupCommand(g *globalOptions, s Streams) *cobra.Command {
 		Use:   "backup DIR",
 		Short: "Save the cluster's CAs and keys and an etcd snapshot into a directory on this machine",
 		Long: `backup writes a fresh backup of the cluster into DIR (made with mode 0700 if missing): the
-cluster, front-proxy and etcd CAs with their keys and the service-account key pair, as
+cluster, front-proxy and etcd CAs with their keys and the service-account key pair, and for a
+cluster that encrypts Secrets at rest the encryption configuration with its keys, as
 <cluster>-<time>-pki.tar.gz, and a consistent etcd snapshot as <cluster>-<time>-etcd.db with
 its SHA-256 checked and written beside it (see slipway etcd snapshot). Every file has mode 0600:
 together they can sign for the cluster and hold every Secret. Existing files are never
 overwritten.
 
-apply saves the CAs and keys once, the first time (<cluster>-pki.tar.gz); backup is for the
-regular copies an operator keeps, with the etcd data of the day.`,
+apply saves the CAs and keys the first time (<cluster>-pki.tar.gz), and again when the
+encryption configuration changes; backup is for the regular copies an operator keeps, with the
+etcd data of the day: a snapshot is restored with the PKI backup of its time (after a key
+rotation, an older snapshot needs the older key).`,
 		Example: `  slipway backup -m cluster.yaml -t tf.json /srv/backups/my-cluster
   slipway backup -m cluster.yaml backups -o json | jq -r .etcdSnapshot.path`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -47,7 +50,11 @@ regular copies an operator keeps, with the etcd data of the day.`,
 				if output == "json" {
 					return printJSON(s.Out, b)
 				}
-				_, err = fmt.Fprintf(s.Out, "CAs and keys: %s\netcd snapshot: %s (%s, sha256 %s)\n", b.PKI, b.Snapshot.Path, mib(b.Snapshot.Bytes), b.Snapshot.SHA256)
+				what := "CAs and keys"
+				if b.Encryption {
+					what += ", encryption configuration"
+				}
+				_, err = fmt.Fprintf(s.Out, "%s: %s\netcd snapshot: %s (%s, sha256 %s)\n", what, b.PKI, b.Snapshot.Path, mib(b.Snapshot.Bytes), b.Snapshot.SHA256)
 				return err
 			})
 		},

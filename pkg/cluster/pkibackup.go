@@ -64,6 +64,9 @@ func savePKIBackup(ctx context.Context, t *Target, now time.Time, log io.Writer)
 	if err := os.Link(path, before); err != nil {
 		return fmt.Errorf("keeping the PKI backup before the encryption configuration changed: %w", err)
 	}
+	if err := os.Chmod(before, 0o600); err != nil {
+		return err
+	}
 	if err := writeFile(path, data, true); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/scripts"
 	"github.com/slipway-dev/slipway/test/s3/s3test"
 )
@@ -99,8 +101,12 @@ func (h *harness) snapshotsOn(t *testing.T, host string) []string {
 // it: a ConfigMap written before the snapshot is there and one written after is not,
 // kube-system keeps its UID, the kubeconfig and a ServiceAccount token from before still work,
 // the worker (never touched) is Ready again, and etcd has every control plane as a member.
-// Before the restore, apply refuses one over the living cluster and from a corrupt snapshot,
-// changing nothing.
+// manifest enables encryption at rest (the first apply here enables it on the running cluster):
+// apply's PKI backup then holds the encryption configuration (the one before kept beside it),
+// the restore puts it back, so a Secret written before the snapshot reads again, every new
+// control plane holds the same root-only file, and a Secret written afterwards is stored under
+// key-1. Before the restore, apply refuses one over the living cluster, from a corrupt
+// snapshot, and with the PKI backup from before encryption, changing nothing.
 func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes []string, version string, store *snapshotStore) {
 	ctx := context.Background()
 	leader := controlPlanes[0]
@@ -119,6 +125,9 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 		}
 	}
 	writeConfigMap("in-the-snapshot")
+	secret := h.writeMarkedSecret(t, c, "secret-in-the-snapshot")
+	configHash := h.encryptionConfigHash(t, leader)
+	plainBackup := h.checkEncryptedPKIBackup(t, leader)
 	tr, err := c.CoreV1().ServiceAccounts("default").CreateToken(ctx, "default", &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(3600))},
 	}, metav1.CreateOptions{})
@@ -205,7 +214,21 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 			t.Fatal(err)
 		}
 	}
-	p := stepList(h.planWith(nil, manifest, "--restore-from", snap))
+	// The backup from before encryption was enabled cannot read the snapshot's Secrets: refused
+	// as an invalid input, before any host is reached.
+	if r := h.slipway(nil, "apply", "-m", manifest, "--restore-from", snap, "--pki-backup", plainBackup, "--auto-approve"); r.code != 3 || !strings.Contains(r.out, "holds no encryption configuration") {
+		t.Errorf("a restore of the encrypted cluster with the PKI backup from before encryption: exit code %d; want 3 and a refusal\n%s", r.code, r.out)
+	}
+	restorePlan := h.planWith(nil, manifest, "--restore-from", snap)
+	for _, s := range restorePlan.Steps {
+		switch {
+		case s.Name == plan.StepRestoreEtcd && !strings.Contains(s.Reason, "encryption configuration"):
+			t.Errorf("restore-etcd's reason %q does not name the encryption configuration", s.Reason)
+		case s.Name == plan.StepEncryptionConfig || s.Name == plan.StepEncryptionServer || s.Name == plan.StepEncryptSecrets:
+			t.Errorf("the restore plan has %s: the restored configuration needs no encryption step", s)
+		}
+	}
+	p := stepList(restorePlan)
 	for _, want := range []string{"restore-etcd on " + controlPlanes[0], "kubeadm-init on " + controlPlanes[0], "restore-finish", "join-control-plane on " + controlPlanes[1]} {
 		if !slices.Contains(p, want) {
 			t.Errorf("restore plan %v lacks %q", p, want)
@@ -231,6 +254,16 @@ func (h *harness) checkRestore(t *testing.T, manifest string, all, controlPlanes
 	if after, err := old.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{}); err != nil || after.UID != ks.UID {
 		t.Errorf("kube-system after the restore: %v, UID %v; want UID %s", err, after.GetUID(), ks.UID)
 	}
+	// The snapshot's Secrets read with the restored key, which every new control plane holds.
+	if got, err := old.CoreV1().Secrets("default").Get(ctx, "secret-in-the-snapshot", metav1.GetOptions{}); err != nil || string(got.Data["v"]) != secret {
+		t.Errorf("a Secret in the snapshot, after the restore: %v; want it to read as written", err)
+	}
+	for _, cp := range controlPlanes {
+		if got := h.encryptionConfigHash(t, cp); got != configHash {
+			t.Errorf("%s after the restore holds encryption configuration %s; want the lost cluster's %s", cp, got, configHash)
+		}
+	}
+	h.expectStoredEncrypted(t, manifest, h.writeMarkedSecret(t, old, "secret-after-the-restore"), "key-1")
 	sa := kubeFrom(t, oldKubeconfig, tr.Status.Token)
 	review, err := sa.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil || review.Status.UserInfo.Username != "system:serviceaccount:default:default" {
@@ -311,4 +344,59 @@ func (s *snapshotStore) expectSameAs(t *testing.T, h *harness, host string) {
 	if err != nil {
 		t.Error(err)
 	}
+}
+
+// encryptionConfigHash returns the SHA-256 of host's encryption configuration, which must be
+// root-only.
+func (h *harness) encryptionConfigHash(t *testing.T, host string) string {
+	t.Helper()
+	out, err := h.onHost(host, "stat -c '%a %U' /etc/kubernetes/encryption/config.yaml && sha256sum </etc/kubernetes/encryption/config.yaml")
+	if err != nil {
+		t.Fatalf("%s's encryption configuration: %v\n%s", host, err, out)
+	}
+	mode, hash, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if mode != "600 root" {
+		t.Errorf("%s: the encryption configuration is %q; want mode 600, owned by root", host, mode)
+	}
+	return strings.Fields(hash)[0]
+}
+
+// checkEncryptedPKIBackup checks apply's PKI backup of a cluster whose encryption was enabled
+// after the backup was first saved: it holds the eight CA and key files and leader's
+// encryption configuration, mode 0600, and the backup from before, which holds no encryption
+// configuration, is kept beside it. It returns that one's path.
+func (h *harness) checkEncryptedPKIBackup(t *testing.T, leader string) string {
+	t.Helper()
+	path := filepath.Join(h.dir, "e2e-pki.tar.gz")
+	list, err := exec.Command("tar", "-tzf", path).Output()
+	if err != nil {
+		t.Fatalf("tar -tzf %s: %v", path, err)
+	}
+	if got := strings.Fields(string(list)); len(got) != 9 || !slices.Contains(got, "encryption/config.yaml") {
+		t.Errorf("the PKI backup of the encrypted cluster holds %v; want the eight files and encryption/config.yaml", got)
+	}
+	conf, err := exec.Command("tar", "-xzOf", path, "encryption/config.yaml").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%x", sha256.Sum256(conf)), h.encryptionConfigHash(t, leader); got != want {
+		t.Errorf("the PKI backup's encryption configuration has SHA-256 %s; %s's has %s", got, leader, want)
+	}
+	before, _ := filepath.Glob(filepath.Join(h.dir, "e2e-pki-until-*.tar.gz"))
+	if len(before) != 1 {
+		t.Fatalf("backups kept from before encryption was enabled: %v; want one", before)
+	}
+	for _, f := range []string{path, before[0]} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %o; want 0600", f, fi.Mode().Perm())
+		}
+	}
+	if list, err := exec.Command("tar", "-tzf", before[0]).Output(); err != nil || len(strings.Fields(string(list))) != 8 {
+		t.Errorf("the backup kept from before encryption holds %q (%v); want the eight files only", list, err)
+	}
+	return before[0]
 }

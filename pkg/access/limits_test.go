@@ -19,13 +19,13 @@ func TestDownloadsAreBounded(t *testing.T) {
 
 	fleet := &sshtest.Fleet{}
 	fleet.Get("10.0.0.1").SetFile(AdminConf, huge)
-	fleet.Get("10.0.0.2").SetFile(AdminConf, sshtest.File{Data: []byte(kubeconfig)})
-	data, h, err := New(nodes(), fleet).AdminKubeconfig(ctx)
-	if err != nil || h.Name() != "10.0.0.2" || string(data) != kubeconfig {
+	fleet.Get("10.0.0.2").SetFile(AdminConf, sshtest.File{Data: write(t, adminConfig(t))})
+	data, h, err := New(nodes(), fleet, endpoint).AdminKubeconfig(ctx)
+	if err != nil || h.Name() != "10.0.0.2" {
 		t.Errorf("a control plane with a 2 MiB admin.conf before one with a good one: %v, %d bytes; want the second's", err, len(data))
 	}
 	fleet.Get("10.0.0.2").SetFile(AdminConf, huge)
-	if _, _, err := New(nodes(), fleet).AdminKubeconfig(ctx); err == nil ||
+	if _, _, err := New(nodes(), fleet, endpoint).AdminKubeconfig(ctx); err == nil ||
 		!strings.Contains(err.Error(), AdminConf+" on 10.0.0.1 is larger than 1 MiB") || !strings.Contains(err.Error(), AdminConf+" on 10.0.0.2 is larger than 1 MiB") {
 		t.Errorf("2 MiB admin.conf files: %v", err)
 	}
@@ -37,7 +37,7 @@ func TestDownloadsAreBounded(t *testing.T) {
 		}
 		fleet.Get(cp).SetFile("/etc/kubernetes/pki/etcd/healthcheck-client.key", huge)
 	}
-	if _, err := New(nodes(), fleet).Etcd(ctx); err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/pki/etcd/healthcheck-client.key on 10.0.0.1 is larger than 64 KiB") {
+	if _, err := New(nodes(), fleet, endpoint).Etcd(ctx); err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/pki/etcd/healthcheck-client.key on 10.0.0.1 is larger than 64 KiB") {
 		t.Errorf("a 2 MiB etcd client key: %v", err)
 	}
 

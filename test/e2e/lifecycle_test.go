@@ -168,14 +168,14 @@ func TestLifecycle(t *testing.T) {
 	t.Run("scheduled etcd snapshots, then every control plane lost and the cluster restored from one", func(t *testing.T) {
 		h := h.with(t)
 		// Snapshots every minute, the newest 2 kept, each uploaded to an S3-compatible store
-		// (versitygw on the sandbox network's gateway): the restore starts from an uploaded one.
-		// The same apply enables encryption at rest, so the restore is of a cluster whose
-		// snapshot holds its Secrets encrypted.
+		// (versitygw over plain http on the sandbox network's gateway, so insecure: true): the restore
+		// starts from an uploaded one. The same apply enables encryption at rest, so the restore is
+		// of a cluster whose snapshot holds its Secrets encrypted.
 		store := &snapshotStore{Server: s3test.Start(t, h.sb.Gateway()), Bucket: "etcd-backups", Folder: "e2e/etcd"}
 		store.CreateBucket(t, store.Bucket)
 		h.env = []string{"AWS_ACCESS_KEY_ID=" + store.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + store.SecretAccessKey}
 		snapshots := h.writeManifest("ha-snapshots.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),
-			Extra: fmt.Sprintf("etcd: {snapshots: {schedule: \"* * * * *\", retain: 2, s3: {endpoint: %q, bucket: %s, folder: %s}}}\nencryption: {enabled: true}", store.Endpoint, store.Bucket, store.Folder)})
+			Extra: fmt.Sprintf("etcd: {snapshots: {schedule: \"* * * * *\", retain: 2, s3: {endpoint: %q, bucket: %s, folder: %s, insecure: true}}}\nencryption: {enabled: true}", store.Endpoint, store.Bucket, store.Folder)})
 		h.checkRestore(t, snapshots, all, []string{"cp-1", "cp-2", "cp-3"}, previous, store)
 	})
 

@@ -109,8 +109,8 @@ type EtcdSnapshots struct {
 // of slipway apply (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), never from the manifest, and is
 // written to the control planes only, root-only.
 type SnapshotS3 struct {
-	// Endpoint is the store's URL: scheme and host, e.g. https://s3.eu-central-1.amazonaws.com
-	// or http://10.0.0.5:9000.
+	// Endpoint is the store's URL: scheme and host, e.g. https://s3.eu-central-1.amazonaws.com.
+	// It must be https unless insecure is set.
 	Endpoint string `json:"endpoint"`
 	// Bucket is the bucket the snapshots go to; it must exist.
 	Bucket string `json:"bucket"`
@@ -122,6 +122,12 @@ type SnapshotS3 struct {
 	// CAFile is a local PEM file of CA certificates to trust for an https:// Endpoint; slipway
 	// copies it to the control planes.
 	CAFile string `json:"caFile,omitempty"`
+	// Insecure allows an http:// Endpoint, e.g. http://10.0.0.5:9000. The snapshots then cross
+	// the network unencrypted, and they hold every Secret of the cluster; anyone on the path can
+	// also read, replace or delete them (the signatures cover the requests, not their secrecy):
+	// use it only on a network you trust. It does not turn off certificate checks of an https
+	// Endpoint (trust a private CA with caFile). Default: false.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // Encryption configures the encryption of Secrets at rest.

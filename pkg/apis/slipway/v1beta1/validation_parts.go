@@ -412,8 +412,17 @@ func validateSnapshotS3(s *SnapshotS3, p *field.Path) field.ErrorList {
 	if !regionRE.MatchString(s.Region) {
 		errs = append(errs, field.Invalid(p.Child("region"), s.Region, "must be a region name such as us-east-1"))
 	}
-	if s.CAFile != "" && strings.HasPrefix(s.Endpoint, "http://") {
-		errs = append(errs, field.Invalid(p.Child("caFile"), s.CAFile, "is for an https:// endpoint"))
+	if u, err := url.Parse(s.Endpoint); err == nil {
+		if u.Scheme == "http" && s.CAFile != "" {
+			errs = append(errs, field.Invalid(p.Child("caFile"), s.CAFile, "is for an https:// endpoint"))
+		}
+		switch {
+		case u.Scheme == "http" && !s.Insecure:
+			errs = append(errs, field.Invalid(p.Child("endpoint"), RedactURL(s.Endpoint), fmt.Sprintf(
+				"plain http sends the snapshots, which hold every Secret of the cluster, unencrypted and lets anyone on the path replace or delete them: use https, or set %s: true to accept that on a network you trust", p.Child("insecure"))))
+		case u.Scheme == "https" && s.Insecure:
+			errs = append(errs, field.Invalid(p.Child("insecure"), true, "is for an http:// endpoint: an https endpoint's certificate is always verified (trust a private CA with caFile)"))
+		}
 	}
 	return errs
 }

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -49,9 +50,10 @@ type S3Credentials struct {
 var s3KeyRE = regexp.MustCompile(`^[A-Za-z0-9/+=._-]{3,128}$`)
 
 // s3Upload is what the snapshot script's upload needs: the bucket's URL (path-style), the
-// key prefix ("" or ending in '/'), and curl's --aws-sigv4 argument.
+// key prefix ("" or ending in '/'), curl's --aws-sigv4 argument, and the protocols curl may use
+// (--proto): https only, unless the manifest set insecure.
 type s3Upload struct {
-	BucketURL, Prefix, Sigv4, Config string
+	BucketURL, Prefix, Sigv4, Config, Proto string
 }
 
 // newS3Upload checks s and creds and returns the upload's template data, and the credentials
@@ -66,17 +68,25 @@ func newS3Upload(s *v1beta1.SnapshotS3, creds *S3Credentials) (*s3Upload, string
 			return nil, "", fmt.Errorf("%s (%d characters) must be 3 to 128 letters, digits, '/', '+', '=', '.', '_' or '-'", name, len(v))
 		}
 	}
+	u, err := url.Parse(s.Endpoint)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && s.Insecure)) {
+		return nil, "", fmt.Errorf("etcd.snapshots.s3.endpoint %q must be an https URL (or http with insecure: true)", v1beta1.RedactURL(s.Endpoint))
+	}
+	proto := "=https"
+	if s.Insecure {
+		proto = "=http,https"
+	}
 	prefix := strings.TrimSuffix(s.Folder, "/")
 	if prefix != "" {
 		prefix += "/"
 	}
-	u := &s3Upload{BucketURL: strings.TrimSuffix(s.Endpoint, "/") + "/" + s.Bucket, Prefix: prefix,
-		Sigv4: "aws:amz:" + s.Region + ":s3", Config: SnapshotS3Config}
+	up := &s3Upload{BucketURL: strings.TrimSuffix(s.Endpoint, "/") + "/" + s.Bucket, Prefix: prefix,
+		Sigv4: "aws:amz:" + s.Region + ":s3", Config: SnapshotS3Config, Proto: proto}
 	conf := fmt.Sprintf("# slipway: the S3 access key for the etcd snapshot uploads\nuser = \"%s:%s\"\n", creds.AccessKeyID, creds.SecretAccessKey)
 	if creds.CA != nil {
 		conf += fmt.Sprintf("cacert = \"%s\"\n", SnapshotS3CA)
 	}
-	return u, conf, nil
+	return up, conf, nil
 }
 
 // S3CredentialsHelp says where the S3 access key comes from.

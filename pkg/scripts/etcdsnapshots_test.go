@@ -56,6 +56,7 @@ func TestEtcdSnapshotsS3Golden(t *testing.T) {
 		"put_file '/etc/slipway/etcd-snapshot-s3.curlrc' 0600 <<'SLIPWAY_S3_CONFIG'\n# slipway: the S3 access key for the etcd snapshot uploads\nuser = \"AKIAEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\"\ncacert = \"/etc/slipway/etcd-snapshot-s3-ca.crt\"\nSLIPWAY_S3_CONFIG\n",
 		"put_file '/etc/slipway/etcd-snapshot-s3-ca.crt' 0644 <<'SLIPWAY_S3_CA'\n" + string(ca) + "SLIPWAY_S3_CA\n",
 		"bucket='https://s3.example.com/backups'", "prefix='prod/etcd/'", "--aws-sigv4 'aws:amz:eu-central-1:s3'",
+		"curl -fsS --globoff --proto '=https' ",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the set-up lacks %q", want)
@@ -108,5 +109,28 @@ func TestEtcdSnapshotsS3RefusesBadCredentials(t *testing.T) {
 		if tc.creds != nil && (strings.Contains(err.Error(), tc.creds.SecretAccessKey) || strings.Contains(err.Error(), tc.creds.AccessKeyID)) {
 			t.Errorf("%s: the error repeats a credential: %v", name, err)
 		}
+	}
+}
+
+// TestEtcdSnapshotsS3Endpoint: an http:// endpoint is rendered only with insecure, and curl is
+// then allowed plain http; otherwise only https.
+func TestEtcdSnapshotsS3Endpoint(t *testing.T) {
+	creds := &scripts.S3Credentials{AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "secretsecret"}
+	render := func(s3 *v1beta1.SnapshotS3) (string, error) {
+		return scripts.EtcdSnapshots(&scripts.SnapshotParams{Node: "cp-1", Image: "etcd:1",
+			Snapshots: v1beta1.EtcdSnapshots{Schedule: "@daily", Retain: 1, S3: s3}, S3: creds})
+	}
+	for _, endpoint := range []string{"http://10.0.0.5:9000", "HTTP://10.0.0.5:9000", "ftp://10.0.0.5", "10.0.0.5:9000"} {
+		s, err := render(&v1beta1.SnapshotS3{Endpoint: endpoint, Bucket: "backups", Region: "us-east-1"})
+		if err == nil || !strings.Contains(err.Error(), "etcd.snapshots.s3.endpoint") {
+			t.Errorf("%s without insecure: %v; want an error naming etcd.snapshots.s3.endpoint\n%s", endpoint, err, s)
+		}
+	}
+	s, err := render(&v1beta1.SnapshotS3{Endpoint: "http://10.0.0.5:9000", Bucket: "backups", Region: "us-east-1", Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s, "--proto '=http,https'") || !strings.Contains(s, "bucket='http://10.0.0.5:9000/backups'") {
+		t.Errorf("with insecure, the script does not allow http:\n%s", s)
 	}
 }

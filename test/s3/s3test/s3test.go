@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/webhook/certs"
 )
 
 // Region is the region the server signs for.
@@ -30,8 +32,12 @@ const Region = "us-east-1"
 
 // Server is a running versitygw.
 type Server struct {
-	// Endpoint is its URL, http://<addr>.
+	// Endpoint is its URL, http://<addr> (Start) or https://<addr> (StartTLS).
 	Endpoint string
+	// CAFile is, for StartTLS, a PEM file of the CA that signed the server's certificate (for
+	// the address only), and CA its content; "" and nil for Start.
+	CAFile string
+	CA     []byte
 	// AccessKeyID and SecretAccessKey are its root account's, random for each server.
 	AccessKeyID, SecretAccessKey string
 	// Root is the directory it serves: a bucket is a directory, an object a file under it.
@@ -57,14 +63,44 @@ func Binary(t testing.TB) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Start runs a server listening on host (an IP address: 127.0.0.1, or a sandbox network's
-// gateway that the sandbox hosts reach) at a free port, serving a new temporary directory, and
-// stops it when the test ends. Its log goes to the test's log when the test fails.
+// Start runs a server speaking plain http, listening on host (an IP address: 127.0.0.1, or a
+// sandbox network's gateway that the sandbox hosts reach) at a free port, serving a new
+// temporary directory, and stops it when the test ends. Its log goes to the test's log when the
+// test fails.
 func Start(t testing.TB, host string) *Server {
+	t.Helper()
+	return start(t, host, false)
+}
+
+// StartTLS is Start over https, with a certificate for host signed by a CA of the server's own
+// (Server.CAFile).
+func StartTLS(t testing.TB, host string) *Server {
+	t.Helper()
+	return start(t, host, true)
+}
+
+func start(t testing.TB, host string, withTLS bool) *Server {
 	t.Helper()
 	bin := Binary(t)
 	s := &Server{AccessKeyID: "SLIPWAY" + strings.ToUpper(randomHex(t, 6)), SecretAccessKey: randomHex(t, 20), Root: t.TempDir()}
 	logFile := filepath.Join(t.TempDir(), "versitygw.log")
+	var tlsArgs []string
+	scheme := "http"
+	if withTLS {
+		now := time.Now()
+		serving, err := certs.New(now.Add(-time.Hour), now.Add(24*time.Hour), []string{host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		s.CA, s.CAFile = serving.CA, filepath.Join(dir, "ca.crt")
+		for name, data := range map[string][]byte{s.CAFile: serving.CA, filepath.Join(dir, "tls.crt"): serving.Cert, filepath.Join(dir, "tls.key"): serving.Key} {
+			if err := os.WriteFile(name, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tlsArgs, scheme = []string{"--cert", filepath.Join(dir, "tls.crt"), "--key", filepath.Join(dir, "tls.key")}, "https"
+	}
 	// A free port: listen on :0, close, and start the server there (retried: another process
 	// may take it in between).
 	var lastErr error
@@ -79,8 +115,8 @@ func Start(t testing.TB, host string) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "--access", s.AccessKeyID, "--secret", s.SecretAccessKey, "--region", Region,
-			"--port", addr, "posix", s.Root)
+		args := append([]string{"--access", s.AccessKeyID, "--secret", s.SecretAccessKey, "--region", Region, "--port", addr}, tlsArgs...)
+		cmd := exec.Command(bin, append(args, "posix", s.Root)...)
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
@@ -106,7 +142,7 @@ func Start(t testing.TB, host string) *Server {
 		})
 		cancel()
 		if lastErr == nil {
-			s.Endpoint = "http://" + addr
+			s.Endpoint = scheme + "://" + addr
 			t.Cleanup(func() {
 				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 				select {
@@ -142,10 +178,46 @@ func (s *Server) CreateBucket(t testing.TB, bucket string) {
 // Curl runs curl with the server's credentials and AWS Signature Version 4, failing on an HTTP
 // error, and returns what it printed.
 func (s *Server) Curl(args ...string) (string, error) {
-	base := []string{"-fsS", "--aws-sigv4", "aws:amz:" + Region + ":s3", "--user", s.AccessKeyID + ":" + s.SecretAccessKey,
-		"-H", "x-amz-content-sha256: " + EmptySHA256}
+	return s.curl(EmptySHA256, args...)
+}
+
+// curl is Curl for a request whose payload has the SHA-256 sum (hex).
+func (s *Server) curl(sum string, args ...string) (string, error) {
+	base := []string{"-fsS", "--globoff", "--aws-sigv4", "aws:amz:" + Region + ":s3", "--user", s.AccessKeyID + ":" + s.SecretAccessKey,
+		"-H", "x-amz-content-sha256: " + sum}
+	if s.CAFile != "" {
+		base = append(base, "--cacert", s.CAFile)
+	}
 	out, err := exec.Command("curl", append(base, args...)...).CombinedOutput()
 	return string(out), err
+}
+
+// Put uploads data as key in bucket through the S3 API. The key is sent percent-encoded, so
+// that it may hold characters that curl or a URL would otherwise read ({}, [], spaces).
+func (s *Server) Put(t testing.TB, bucket, key string, data []byte) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "object")
+	if err := os.WriteFile(f, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if out, err := s.curl(hex.EncodeToString(sum[:]), "-o", "/dev/null", "-T", f, s.Endpoint+"/"+bucket+"/"+URIEncode(key)); err != nil {
+		t.Fatalf("putting %s into bucket %s: %v\n%s", key, bucket, err, out)
+	}
+}
+
+// URIEncode percent-encodes every byte of key but letters, digits, '-', '.', '_', '~' and '/', as
+// AWS Signature Version 4 wants a path.
+func URIEncode(key string) string {
+	var b strings.Builder
+	for _, c := range []byte(key) {
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // EmptySHA256 is the SHA-256 of no bytes, the payload hash of a request without a body.

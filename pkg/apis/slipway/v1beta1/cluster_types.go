@@ -99,7 +99,10 @@ type EtcdSnapshots struct {
 	// beyond this number are deleted. Default: 5.
 	Retain int `json:"retain,omitempty"`
 	// S3, when set, uploads each snapshot and its .sha256 to an S3-compatible object store
-	// after it is taken, and keeps the newest Retain of each control plane's there too.
+	// after it is taken, and keeps the newest Retain of each control plane's there too. Only
+	// keys named exactly as slipway names that control plane's snapshots under the folder count
+	// and are deleted, and never one the control plane still keeps: other objects in the bucket
+	// are left alone and cannot push real snapshots out.
 	S3 *SnapshotS3 `json:"s3,omitempty"`
 }
 

@@ -1,8 +1,9 @@
 // Package applied is slipway's record of what it has applied, kept where the next run finds it
 // again without a local state file: in the cluster, the slipway-state ConfigMap maps each addon
-// to the hash of the manifests applied last; on each host, a file holds the hash of the
-// prerequisites script the host last ran. The probe reads both records, the phases write them,
-// and planning compares them with the hashes of what the manifest renders now.
+// to the hash of the manifests applied last; on each host, root-only files hold the salted hash
+// of the prerequisites script the host last ran and of the scheduled etcd snapshots' set-up.
+// The probe reads the records, the phases write them, and planning compares them with the
+// hashes of what the manifest renders now.
 package applied
 
 import (
@@ -27,23 +28,25 @@ import (
 const StateConfigMap = "slipway-state"
 
 // PrereqHashFile records on each host the hash of the prerequisites script it last ran (a
-// PrereqRecord), so that a changed manifest (registries, proxy) runs it again and an unchanged
-// one does not. The script holds registry and proxy credentials: the file is root-only (mode
-// PrereqHashMode) and the hash salted.
-const (
-	PrereqHashFile = "/etc/slipway/prerequisites.sha256"
-	PrereqHashMode = 0o600
-)
+// HostRecord), so that a changed manifest (registries, proxy) runs it again and an unchanged one
+// does not.
+const PrereqHashFile = "/etc/slipway/prerequisites.sha256"
 
-// PrereqRecord is what PrereqHashFile holds for script: "<salt>:<sha256 of the salt and the
-// script>". The salt is the host's own (PrereqSalt of the record it holds, so that an
-// unchanged script gives the same record), or new when salt is "": a record seen anywhere
-// cannot be checked against guesses of the credentials computed once for every host.
-func PrereqRecord(salt string, script []byte) (string, error) {
+// HostRecordMode is the mode of the files on the hosts that hold a HostRecord (PrereqHashFile,
+// and scripts.SnapshotRecord for the scheduled etcd snapshots): root-only, as the scripts they
+// hash hold credentials (registry and proxy passwords, the S3 access key).
+const HostRecordMode = 0o600
+
+// HostRecord is what a host records of a script it ran that holds credentials: "<salt>:<sha256
+// of the salt and the script>". The salt is the host's own (HostRecordSalt of the record it
+// holds, so that an unchanged script gives the same record), or new when salt is "": a record
+// seen anywhere cannot be checked against guesses of the credentials computed once for every
+// host.
+func HostRecord(salt string, script []byte) (string, error) {
 	if salt == "" {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
-			return "", fmt.Errorf("salting the prerequisites hash: %w", err)
+			return "", fmt.Errorf("salting the hash of a script: %w", err)
 		}
 		salt = hex.EncodeToString(b)
 	}
@@ -54,9 +57,9 @@ func PrereqRecord(salt string, script []byte) (string, error) {
 	return salt + ":" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// PrereqSalt is the salt of a PrereqRecord; "" when there is none (no record, or an unsalted
+// HostRecordSalt is the salt of a HostRecord; "" when there is none (no record, or an unsalted
 // one of an older slipway, which is then replaced).
-func PrereqSalt(record string) string {
+func HostRecordSalt(record string) string {
 	salt, hash, ok := strings.Cut(record, ":")
 	if !ok || len(salt) != 32 || len(hash) != 64 {
 		return ""

@@ -16,30 +16,30 @@ func TestHash(t *testing.T) {
 	}
 }
 
-func TestPrereqRecord(t *testing.T) {
+func TestHostRecord(t *testing.T) {
 	script := []byte("registry password: hunter2")
-	a, err := PrereqRecord("", script)
+	a, err := HostRecord("", script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := PrereqRecord("", script)
+	b, _ := HostRecord("", script)
 	if a == b {
 		t.Error("two hosts got the same record for the same script: the salt is not random")
 	}
-	salt := PrereqSalt(a)
+	salt := HostRecordSalt(a)
 	if salt == "" || len(a) != 32+1+64 {
 		t.Fatalf("record %q: salt %q", a, salt)
 	}
-	if again, _ := PrereqRecord(salt, script); again != a {
+	if again, _ := HostRecord(salt, script); again != a {
 		t.Errorf("the host's own salt gave %q, want its record %q back", again, a)
 	}
-	if changed, _ := PrereqRecord(salt, []byte("registry password: hunter3")); changed == a {
+	if changed, _ := HostRecord(salt, []byte("registry password: hunter3")); changed == a {
 		t.Error("a changed script gave the same record")
 	}
 	// An older slipway's unsalted record, garbage and nothing have no salt: a new one is made.
 	for _, old := range []string{"0fda9be9f1f3934a", "", "x:y", "zz" + a[2:]} {
-		if s := PrereqSalt(old); s != "" {
-			t.Errorf("PrereqSalt(%q) = %q, want none", old, s)
+		if s := HostRecordSalt(old); s != "" {
+			t.Errorf("HostRecordSalt(%q) = %q, want none", old, s)
 		}
 	}
 }

@@ -42,9 +42,9 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 	if err != nil {
 		return nil, err
 	}
-	recorded := map[string]string{}
+	recorded, recordedSnapshots := map[string]string{}, map[string]string{}
 	for _, h := range o.State.Hosts {
-		recorded[h.Name] = h.PrereqHash
+		recorded[h.Name], recordedSnapshots[h.Name] = h.PrereqHash, h.SnapshotsHash
 	}
 	for _, n := range o.Nodes {
 		script, err := prereq(o.Facts[n.Name])
@@ -52,13 +52,13 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 		// Salted with the host's own salt, so that an unchanged script matches its record.
-		record, err := applied.PrereqRecord(applied.PrereqSalt(recorded[n.Name]), []byte(script))
+		record, err := applied.HostRecord(applied.HostRecordSalt(recorded[n.Name]), []byte(script))
 		if err != nil {
 			return nil, err
 		}
 		d.Rendered.PrereqScripts[n.Name] = script
 		d.Rendered.PrereqRecords[n.Name] = record
-		snapshots, err := snapshotsHash(c, n, in.S3, d)
+		snapshots, err := snapshotsHash(c, n, in.S3, applied.HostRecordSalt(recordedSnapshots[n.Name]), d)
 		if err != nil {
 			return nil, err
 		}
@@ -125,8 +125,9 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 
 // snapshotsHash renders, for a control plane, the set-up of the scheduled etcd snapshots
 // (etcd.snapshots) into d.Rendered, with the removal of a timer for when they are not wanted, and
-// returns the hash the host should record ("" for none).
-func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, s3 *scripts.S3Credentials, d *Desired) (string, error) {
+// returns the record the host should hold ("" for none): an applied.HostRecord, salted with salt (the
+// host's own, or "" for a new one), as the set-up holds the S3 access key.
+func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, s3 *scripts.S3Credentials, salt string, d *Desired) (string, error) {
 	if n.Role != plan.ControlPlane {
 		return "", nil
 	}
@@ -147,7 +148,9 @@ func snapshotsHash(c *v1beta1.Cluster, n *inventory.Node, s3 *scripts.S3Credenti
 	}
 	record := ""
 	if p != nil {
-		record = applied.Hash([]byte(script))
+		if record, err = applied.HostRecord(salt, []byte(script)); err != nil {
+			return "", err
+		}
 	}
 	d.Rendered.SnapshotScripts[n.Name], d.Rendered.SnapshotRecords[n.Name] = script, record
 	return record, nil

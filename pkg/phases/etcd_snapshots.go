@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/scripts"
 )
 
 // The etcd-snapshots phase sets up a control plane's scheduled etcd snapshots
 // (etcd.snapshots): a systemd timer whose service runs etcdctl from the cluster's etcd image and
-// keeps the newest snapshots in scripts.SnapshotDir. It then records the set-up's hash on the
-// host, so that the next apply changes it only when the schedule, the retention or the etcd
-// image does. Without etcd.snapshots it removes the timer and the record, and keeps the
+// keeps the newest snapshots in scripts.SnapshotDir. It then records the set-up's salted hash on
+// the host, root-only (applied.HostRecord: the set-up holds the S3 access key), so that the next
+// apply changes it only when the schedule, the retention, the S3 settings or key, or the etcd
+// image do. Without etcd.snapshots it removes the timer and the record, and keeps the
 // snapshots.
 var _ = register(Phase{
 	Name:  plan.StepEtcdSnapshots,
@@ -43,5 +45,5 @@ func etcdSnapshots(ctx context.Context, r etcdSnapshotsRun, host string) error {
 	if record == "" {
 		return n.SSH.Command(ctx, "rm", "-f", scripts.SnapshotRecord).Run()
 	}
-	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), scripts.SnapshotRecord, 0o644, "root")
+	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), scripts.SnapshotRecord, applied.HostRecordMode, "root")
 }

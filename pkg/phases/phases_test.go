@@ -45,7 +45,7 @@ func TestHostPhasesOnEightHosts(t *testing.T) {
 		}
 		facts[n.Name] = scripts.Facts{OS: os, Arch: "x86_64", Hostname: n.Name, SudoOK: true}
 		rendered.PrereqScripts[n.Name] = "echo prerequisites of " + n.Name + "\n"
-		record, err := applied.PrereqRecord("", []byte(rendered.PrereqScripts[n.Name]))
+		record, err := applied.HostRecord("", []byte(rendered.PrereqScripts[n.Name]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,10 +54,10 @@ func runPrerequisites(ctx context.Context, r prerequisitesRun, n Node, env ...st
 	return recordPrerequisites(ctx, n, record)
 }
 
-// recordPrerequisites writes the host's prerequisites record (applied.PrereqRecord), root-only,
+// recordPrerequisites writes the host's prerequisites record (applied.HostRecord), root-only,
 // where the next probe reads it.
 func recordPrerequisites(ctx context.Context, n Node, record string) error {
-	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.PrereqHashMode, "root")
+	return n.SSH.Upload(ctx, strings.NewReader(record+"\n"), applied.PrereqHashFile, applied.HostRecordMode, "root")
 }
 
 // uploadContainerd copies containerd's release tarball (and its .sha256sum when the operator has

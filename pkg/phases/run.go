@@ -51,7 +51,7 @@ type Rendered struct {
 	// PrereqScripts are the prerequisites scripts by node name. They may hold registry
 	// credentials: never log them.
 	PrereqScripts map[string]string
-	// PrereqRecords are what each host records after running its script (applied.PrereqRecord),
+	// PrereqRecords are what each host records after running its script (applied.HostRecord),
 	// by node name.
 	PrereqRecords map[string]string
 	// CNI holds the CNI's manifests, empty when the manifest brings its own CNI.

@@ -41,7 +41,8 @@ func hostsName(ref name.Reference) string {
 // the mirrors of ref's registry in the manifest (of "*" when the registry has no entry), then
 // the registry itself over https. TLS settings apply to the mirrors and, for a registry of its
 // own entry, to the registry too; credentials from the manifest to both, as slipway configures
-// containerd; without them the keychain answers for each host.
+// containerd; without them the keychain answers for each host. An http:// mirror is read
+// without credentials unless the entry sets insecureCredentials.
 func (c *copier) sources(ref name.Tag) ([]place, error) {
 	host := hostsName(ref)
 	cfg, named := c.o.Registries[host]
@@ -63,6 +64,11 @@ func (c *copier) sources(ref name.Tag) ([]place, error) {
 			return nil, fmt.Errorf("registry %s: %w", host, err)
 		}
 		p.transport.base, p.auth = base, auth
+		if p.transport.scheme == "http" && !cfg.InsecureCredentials {
+			// No credentials cross plain http, the manifest's or the keychain's, unless the
+			// manifest says so (as validation refuses the manifest's for containerd).
+			p.auth = remote.WithAuth(authn.Anonymous)
+		}
 		out = append(out, p)
 	}
 	server := base

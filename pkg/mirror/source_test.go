@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/imagelist"
 	"github.com/slipway-dev/slipway/pkg/mirror"
@@ -133,4 +135,67 @@ func TestTLSAndCredentials(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoCredentialsOverHTTP: a plain-http mirror gets no credentials, neither the manifest's nor
+// the keychain's, unless its registry's entry sets insecureCredentials; the registry itself, over
+// https, still gets the manifest's.
+func TestNoCredentialsOverHTTP(t *testing.T) {
+	const secret = "hunter2-very-secret"
+	src := mirrortest.New(t, mirrortest.BasicAuth("puller", secret)) // plain http
+	dst := mirrortest.New(t)
+	want := src.Push(t, "team/app:v1", randomImage(t))
+	// The image's own registry is a closed port, so that nothing leaves this machine.
+	upstream := closedPort(t)
+	moves := []imagelist.Move{{From: upstream + "/team/app:v1", To: dst.Host + "/team/app:v1"}}
+	auth := &v1beta1.RegistryAuth{Username: "puller", Password: secret}
+	keychain := staticKeychain{host: src.Host, auth: authn.AuthConfig{Username: "puller", Password: secret}}
+	for name, tc := range map[string]struct {
+		reg      v1beta1.ContainerdRegistry
+		keychain authn.Keychain
+		copied   bool
+	}{
+		"the manifest's credentials":                     {reg: v1beta1.ContainerdRegistry{Mirrors: []string{src.URL()}, Auth: auth}},
+		"the keychain's credentials":                     {reg: v1beta1.ContainerdRegistry{Mirrors: []string{src.URL()}}, keychain: keychain},
+		"the manifest's, with insecureCredentials: true": {reg: v1beta1.ContainerdRegistry{Mirrors: []string{src.URL()}, Auth: auth, InsecureCredentials: true}, copied: true},
+		"the keychain's, with insecureCredentials: true": {reg: v1beta1.ContainerdRegistry{Mirrors: []string{src.URL()}, InsecureCredentials: true}, keychain: keychain, copied: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src.Reset()
+			kc := tc.keychain
+			if kc == nil {
+				kc = anonymous
+			}
+			regs := map[string]v1beta1.ContainerdRegistry{upstream: tc.reg}
+			rs, err := mirror.Run(context.Background(), dst.Host, moves, mirror.Options{Registries: regs, Insecure: true, Keychain: kc}, nil)
+			authorized := 0
+			for _, q := range src.Requests() {
+				if q.Authorized {
+					authorized++
+				}
+			}
+			if !tc.copied {
+				if err == nil || authorized > 0 {
+					t.Errorf("copied (%v) with %d requests carrying the credentials to the http mirror; want none and a failure", err, authorized)
+				}
+				return
+			}
+			if err != nil || rs[0].Digest != want.String() || authorized == 0 {
+				t.Errorf("%v, %+v, %d requests with the credentials: want the image read with them", err, rs, authorized)
+			}
+		})
+	}
+}
+
+// staticKeychain gives auth for host, and nothing for any other registry.
+type staticKeychain struct {
+	host string
+	auth authn.AuthConfig
+}
+
+func (k staticKeychain) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	if r.RegistryStr() != k.host {
+		return authn.Anonymous, nil
+	}
+	return authn.FromConfig(k.auth), nil
 }

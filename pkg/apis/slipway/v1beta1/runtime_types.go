@@ -38,6 +38,13 @@ type ContainerdRegistry struct {
 	TLSConfig *RegistryTLSConfig `json:"tlsConfig,omitempty"`
 	// Auth are credentials for the registry and its mirrors.
 	Auth *RegistryAuth `json:"auth,omitempty"`
+	// InsecureCredentials allows Auth together with an http:// mirror (of this registry, or of
+	// another one on a host that this one's credentials are for): containerd on the hosts and
+	// slipway mirror-images then send the credentials to that mirror over plain http, where
+	// anyone on the path can read them. Without it such a manifest is refused, and
+	// mirror-images reads an http:// mirror without any credentials, the Docker config's
+	// included. Default: false.
+	InsecureCredentials bool `json:"insecureCredentials,omitempty"`
 }
 
 // RegistryTLSConfig sets TLS options for a registry.

@@ -2,6 +2,7 @@ package v1beta1
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -74,6 +75,62 @@ func validateRuntime(c *Cluster) field.ErrorList {
 	if rc := c.RegistryConfiguration; rc != nil && rc.OverwriteRegistry != "" {
 		if _, err := name.NewRegistry(strings.SplitN(rc.OverwriteRegistry, "/", 2)[0], name.StrictValidation); err != nil {
 			errs = append(errs, field.Invalid(field.NewPath("registryConfiguration", "overwriteRegistry"), rc.OverwriteRegistry, "must be a registry such as registry.example.com or registry.example.com:5000/mirror"))
+		}
+	}
+	return append(errs, validateCredentialsOverHTTP(c)...)
+}
+
+// validateCredentialsOverHTTP refuses credentials that would cross plain http: containerd looks
+// a registry's auth up by the host it talks to (the registry, Docker Hub's endpoint, each of its
+// mirrors), so an http:// mirror on any of those hosts, whichever registry lists it, would be
+// sent them in clear text. The registry whose credentials they are may allow it with
+// insecureCredentials.
+func validateCredentialsOverHTTP(c *Cluster) field.ErrorList {
+	p := field.NewPath("containerRuntime", "containerd", "registries")
+	regs := c.ContainerRuntime.Containerd.Registries
+	owner := map[string]string{} // host → a registry whose credentials containerd sends there
+	for _, reg := range slices.Sorted(maps.Keys(regs)) {
+		r := regs[reg]
+		if r.Auth == nil || r.InsecureCredentials {
+			continue
+		}
+		hosts := []string{reg}
+		if reg == "docker.io" {
+			hosts = append(hosts, "registry-1.docker.io", "index.docker.io")
+		}
+		for _, m := range r.Mirrors {
+			if u, err := url.Parse(m); err == nil {
+				hosts = append(hosts, u.Host)
+			}
+		}
+		for _, h := range hosts {
+			if _, seen := owner[strings.ToLower(h)]; !seen {
+				owner[strings.ToLower(h)] = reg
+			}
+		}
+	}
+	var errs field.ErrorList
+	refuse := func(at *field.Path, value any, host string) {
+		reg, ok := owner[strings.ToLower(host)]
+		if !ok {
+			return
+		}
+		errs = append(errs, field.Invalid(at, value, fmt.Sprintf(
+			"is plain http, and containerd would send it the credentials of %s in clear text: use https, or set %s: true to accept that on a network you trust",
+			p.Key(reg).Child("auth"), p.Key(reg).Child("insecureCredentials"))))
+	}
+	for _, reg := range slices.Sorted(maps.Keys(regs)) {
+		for i, m := range regs[reg].Mirrors {
+			if u, err := url.Parse(m); err == nil && u.Scheme == "http" {
+				refuse(p.Key(reg).Child("mirrors").Index(i), RedactURL(m), u.Host)
+			}
+		}
+	}
+	// An insecure overwrite registry without an entry of its own is reached over http too.
+	if rc := c.RegistryConfiguration; rc != nil && rc.OverwriteRegistry != "" && rc.InsecureRegistry {
+		host := strings.SplitN(rc.OverwriteRegistry, "/", 2)[0]
+		if _, ok := regs[host]; !ok {
+			refuse(field.NewPath("registryConfiguration", "insecureRegistry"), true, host)
 		}
 	}
 	return errs

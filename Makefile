@@ -49,8 +49,9 @@ lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
 	$(TOOLS)/staticcheck ./...
 
 .PHONY: tidy-check
-tidy-check: ## fail when go.mod or go.sum is not what `go mod tidy` makes of them
+tidy-check: ## fail when go.mod or go.sum (slipway's, build/ccm's) is not what `go mod tidy` makes of them
 	$(GO) mod tidy -diff
+	cd build/ccm && $(GO) mod tidy -diff
 
 .PHONY: test-unit
 test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
@@ -209,7 +210,7 @@ ci-s3: ## build versitygw, the S3-compatible server the tests of etcd.snapshots.
 	test/s3/build.sh
 
 .PHONY: ci-ccm test-ccm
-ci-ccm: ## build the OpenStack cloud-controller-manager from the Go module proxy (cached; version in test/ccm/build.sh)
+ci-ccm: ## build the OpenStack cloud-controller-manager from build/ccm's go.mod and go.sum, its modules from the Go module proxy (cached)
 	test/ccm/build.sh
 
 test-ccm: ## the OpenStack cloud-controller-manager against the simulator and a real kube-apiserver (about 10 s warm)

@@ -17,13 +17,15 @@ const versionVar = "github.com/slipway-dev/slipway/pkg/version.Version"
 // GoBuild builds the machine-controller from the repository at root into out: static
 // (CGO_ENABLED=0) for linux/amd64, stripped, -trimpath so that no path of this machine is in it,
 // without a VCS stamp (which would differ between a checkout and a copy of it; the image's
-// revision label carries the commit), and with version linked in as `make build` does.
+// revision label carries the commit), and with version linked in as `make build` does. Every
+// module it compiles must match the repository's go.sum: -mod=readonly whatever the caller's
+// GOFLAGS say, so that a missing or different hash fails the build instead of being added.
 func GoBuild(ctx context.Context, root, version, out string, log io.Writer) error {
 	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w -X " + versionVar + "=" + version,
 		"-o", out, "./cmd/machine-controller"}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64", "GOFLAGS=")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64", "GOFLAGS=-mod=readonly", "GOWORK=off")
 	if _, err := run(cmd, log); err != nil {
 		return fmt.Errorf("building the machine-controller: %w", err)
 	}

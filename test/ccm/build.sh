@@ -1,22 +1,37 @@
 #!/usr/bin/env bash
 # Builds the OpenStack cloud-controller-manager (openstack-cloud-controller-manager from
-# k8s.io/cloud-provider-openstack) from the Go module proxy into a cache keyed by version and Go
-# toolchain, as a static linux/amd64 binary: the tests run it as a process, and the same binary
-# goes into the image that clusters deploy. Concurrent calls wait for each other.
+# k8s.io/cloud-provider-openstack) as a static linux/amd64 binary, from the module in build/ccm:
+# its go.mod names the CCM's version and every module it builds with, and its go.sum, committed
+# in this repository, their hashes. The Go module proxy serves the source; go refuses any module
+# whose content differs from go.sum (-mod=readonly: go.mod and go.sum cannot change during the
+# build, so a missing or different hash is an error, never a new line in go.sum). The checksum
+# database is not consulted (GOSUMDB=off): go.sum alone says what the CCM is. The tests run the
+# binary as a process, and the same binary goes into the image that clusters deploy. It is cached
+# by version, Go toolchain and the hash of go.mod and go.sum. Concurrent calls wait for each other.
 #
-# usage: test/ccm/build.sh [vX.Y.Z]   (default v1.34.1)
+# usage: test/ccm/build.sh [vX.Y.Z]   (the version build/ccm/go.mod requires; another is refused)
 # env:   SLIPWAY_CACHE (default ~/.cache/slipway)
+#        SLIPWAY_CCM_MODULE, a directory that replaces build/ccm (for the tests of this script)
 # prints the directory holding openstack-cloud-controller-manager on stdout.
 set -euo pipefail
 
-version=${1:-v1.34.1}
-case "$version" in v[0-9]*.*.*) ;; *) echo "ccm/build.sh: version must look like v1.34.1, got $version" >&2; exit 2 ;; esac
 module=k8s.io/cloud-provider-openstack
 bin=openstack-cloud-controller-manager
+src=${SLIPWAY_CCM_MODULE:-$(cd "$(dirname "$0")/../../build/ccm" && pwd)}
+for f in go.mod go.sum; do
+  [ -f "$src/$f" ] || { echo "ccm/build.sh: $src/$f is missing" >&2; exit 2; }
+done
+version=$(awk -v m="$module" '$1 == m {print $2; exit} $1 == "require" && $2 == m {print $3; exit}' "$src/go.mod")
+case "$version" in v[0-9]*.*.*) ;; *) echo "ccm/build.sh: $src/go.mod does not require $module" >&2; exit 2 ;; esac
+if [ -n "${1:-}" ] && [ "$1" != "$version" ]; then
+  echo "ccm/build.sh: asked for $module $1, but $src/go.mod requires $version: change the version there (and go mod tidy)" >&2
+  exit 2
+fi
 
 cache=${SLIPWAY_CACHE:-$HOME/.cache/slipway}
 gover=$(go env GOVERSION)
-out="$cache/ccm/$version-$gover"
+sums=$(cat "$src/go.mod" "$src/go.sum" | sha256sum | cut -c1-12)
+out="$cache/ccm/$version-$gover-$sums"
 mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
@@ -25,26 +40,10 @@ if [ -x "$out/bin/$bin" ]; then
   exit 0
 fi
 
-export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOTOOLCHAIN=local
-
-# A throwaway module that requires the CCM. Replace directives apply only in the main module, so
-# it repeats the ones the CCM builds with: every Kubernetes staging module at the version that
-# matches the k8s.io/kubernetes the CCM requires (k8s.io/kubernetes itself asks for v0.0.0).
-src="$out/src"
-mkdir -p "$src"
-if [ ! -f "$src/go.mod" ]; then
-  ccmmod=$(cd "$src" && go mod download -json "$module@$version" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-  kube=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v1\./ {print $2; exit}' "$ccmmod")
-  [ -n "$kube" ] || { echo "ccm/build.sh: $module@$version does not require k8s.io/kubernetes" >&2; exit 1; }
-  kubemod=$(cd "$src" && go mod download -json "k8s.io/kubernetes@$kube" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-  minor=${kube#v1.}; minor=${minor%%.*}
-  staging="v0.$minor.${kube##*.}"
-  {
-    printf 'module slipway.local/ccmbuild\n\ngo 1.25\n\nrequire %s %s\n\n' "$module" "$version"
-    grep -E '^\s*k8s.io/[a-z0-9-]+ => \./staging/' "$kubemod" | awk -v v="$staging" '{print "replace " $1 " => " $1 " " v}'
-  } >"$src/go.mod.tmp"
-  mv "$src/go.mod.tmp" "$src/go.mod"
-fi
+# Whatever the caller's environment says: only go.sum decides, nothing in it may change, and no
+# workspace or private-module setting steers what is fetched.
+export GOFLAGS=-mod=readonly GOSUMDB=off GONOSUMDB= GOPRIVATE= GONOPROXY= GOINSECURE= GOWORK=off
+export CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOTOOLCHAIN=local
 
 # The CCM reports its version in two places: --version (component-base) and its user agent.
 ld="-s -w -X k8s.io/component-base/version.gitVersion=$version -X $module/pkg/version.Version=$version"

@@ -20,7 +20,7 @@ import (
 const binary = "openstack-cloud-controller-manager"
 
 // ccmBinary returns the path of the CCM, building it with build.sh on first use (several
-// minutes cold, milliseconds warm). build.sh alone names the version: the release whose
+// minutes cold, milliseconds warm). build/ccm/go.mod names the version: the release whose
 // Kubernetes libraries match envtest.KubeVersion. A build that fails skips the test, except in CI.
 func ccmBinary(t *testing.T) string {
 	t.Helper()

@@ -49,9 +49,10 @@ lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
 	$(TOOLS)/staticcheck ./...
 
 .PHONY: tidy-check
-tidy-check: ## fail when go.mod or go.sum (slipway's, build/ccm's) is not what `go mod tidy` makes of them
+tidy-check: ## fail when go.mod or go.sum (slipway's, build/ccm's, test/s3/versitygw's) is not what `go mod tidy` makes of them
 	$(GO) mod tidy -diff
 	cd build/ccm && $(GO) mod tidy -diff
+	cd test/s3/versitygw && $(GO) mod tidy -diff
 
 .PHONY: test-unit
 test-unit: ## unit tests only (no sshd, terraform, apiserver or Docker)
@@ -206,7 +207,7 @@ ci-kube: ## build kube-apiserver, etcd and kubectl for envtest (cached)
 	test/kube/build.sh $(KUBE_VERSION) kube-apiserver kubectl
 
 .PHONY: ci-s3
-ci-s3: ## build versitygw, the S3-compatible server the tests of etcd.snapshots.s3 upload to, from the Go module proxy (cached; cold a few minutes)
+ci-s3: ## build versitygw, the S3-compatible server the tests of etcd.snapshots.s3 upload to, from test/s3/versitygw's go.mod and go.sum (cached; cold a few minutes)
 	test/s3/build.sh
 
 .PHONY: ci-ccm test-ccm

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Builds versitygw, an S3-compatible object store server that keeps objects as files in a
-# directory (Apache-2.0, github.com/versity/versitygw), from the Go module proxy into a cache keyed
-# by version and Go toolchain. The tests of etcd.snapshots.s3 upload snapshots to it with the
-# same curl commands the control planes run. Concurrent calls wait for each other.
+# directory (Apache-2.0, github.com/versity/versitygw), from the module in test/s3/versitygw:
+# its go.mod names the version and every module it builds with, and its go.sum, committed in this
+# repository, their hashes. The Go module proxy serves the source; go refuses any module whose
+# content differs from go.sum (-mod=readonly, as test/ccm/build.sh builds the CCM). It is cached
+# by version, Go toolchain and the hash of go.mod and go.sum. The tests of etcd.snapshots.s3
+# upload snapshots to it with the same curl commands the control planes run. Concurrent calls
+# wait for each other.
 #
-# usage: test/s3/build.sh [vX.Y.Z]   (default v1.8.0)
+# usage: test/s3/build.sh
 # env:   SLIPWAY_CACHE (default ~/.cache/slipway)
 # prints the path of the versitygw binary on stdout.
 set -euo pipefail
 
-version=${1:-v1.8.0}
-case "$version" in v[0-9]*.*.*) ;; *) echo "s3/build.sh: version must look like v1.8.0, got $version" >&2; exit 2 ;; esac
 module=github.com/versity/versitygw
+src=$(cd "$(dirname "$0")/versitygw" && pwd)
+version=$(awk -v m="$module" '$1 == m {print $2; exit} $1 == "require" && $2 == m {print $3; exit}' "$src/go.mod")
+case "$version" in v[0-9]*.*.*) ;; *) echo "s3/build.sh: $src/go.mod does not require $module" >&2; exit 2 ;; esac
 
 cache=${SLIPWAY_CACHE:-$HOME/.cache/slipway}
-out="$cache/s3/$version-$(go env GOVERSION)"
+sums=$(cat "$src/go.mod" "$src/go.sum" | sha256sum | cut -c1-12)
+out="$cache/s3/$version-$(go env GOVERSION)-$sums"
 mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
@@ -22,10 +28,11 @@ if [ -x "$out/versitygw" ]; then
   echo "$out/versitygw"
   exit 0
 fi
-export GOSUMDB=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=local
+export GOFLAGS=-mod=readonly GOSUMDB=off GONOSUMDB= GOPRIVATE= GONOPROXY= GOINSECURE= GOWORK=off
+export CGO_ENABLED=0 GOTOOLCHAIN=local
 echo "building versitygw $version (cold: a few minutes)" >&2
 tmp=$(mktemp -d "$out/.bin.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "$module/cmd/versitygw@$version"
+(cd "$src" && go build -trimpath -ldflags "-s -w" -o "$tmp/versitygw" "$module/cmd/versitygw")
 mv "$tmp/versitygw" "$out/versitygw"
 echo "$out/versitygw"

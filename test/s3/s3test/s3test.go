@@ -1,7 +1,8 @@
-// Package s3test runs a real S3-compatible object store for tests: versitygw (built from the Go
-// module proxy by test/s3/build.sh) serving a directory of the test's, so that a test can check
-// what was uploaded by reading files. The control planes' uploads of etcd.snapshots.s3 are
-// tested against it with the curl commands they run.
+// Package s3test runs a real S3-compatible object store for tests: versitygw (built by
+// test/s3/build.sh from test/s3/versitygw's go.mod and go.sum) serving a directory of the
+// test's, over plain http or https, so that a test can check what was uploaded by reading
+// files. The control planes' uploads of etcd.snapshots.s3 are tested against it with the curl
+// commands they run.
 package s3test
 
 import (

@@ -4,19 +4,22 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/kubeversion"
 )
 
 // Config is everything a new Machine needs to join: its own half (operating system, kubelet
 // version, bootstrap token, keys, taints) and the cluster's (Settings, which apply wrote).
 type Config struct {
-	// OperatingSystem is "ubuntu" or "debian".
+	// OperatingSystem is one of v1alpha1.OperatingSystems (ubuntu, debian): the list that
+	// validation and admission accept is the list of what Render renders.
 	OperatingSystem string
 	// KubeletVersion is the kubelet and kubeadm version, e.g. 1.36.3 (a leading v is allowed).
 	// It must be in slipway's window of supported versions.
@@ -44,13 +47,12 @@ type Taint struct {
 }
 
 var (
-	tokenRe   = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
-	hashRe    = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
-	hostRe    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
-	taintKey  = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
-	taintVal  = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`)
-	effects   = map[string]bool{"NoSchedule": true, "PreferNoSchedule": true, "NoExecute": true}
-	supported = map[string]bool{"ubuntu": true, "debian": true}
+	tokenRe  = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
+	hashRe   = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
+	hostRe   = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
+	taintKey = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	taintVal = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`)
+	effects  = map[string]bool{"NoSchedule": true, "PreferNoSchedule": true, "NoExecute": true}
 )
 
 // validate rejects every value that could break out of the YAML or the shell script, so that
@@ -61,8 +63,8 @@ func (c Config) validate() (*semver.Version, error) {
 	switch {
 	case c.OperatingSystem == "flatcar":
 		bad("operating system flatcar is not supported yet (it needs Ignition, see the package documentation)")
-	case !supported[c.OperatingSystem]:
-		bad("operating system %q is not supported: want ubuntu or debian", c.OperatingSystem)
+	case !slices.Contains(v1alpha1.OperatingSystems, c.OperatingSystem):
+		bad("operating system %q is not supported: want one of %s", c.OperatingSystem, strings.Join(v1alpha1.OperatingSystems, ", "))
 	}
 	v, err := semver.StrictNewVersion(strings.TrimPrefix(c.KubeletVersion, "v"))
 	switch {

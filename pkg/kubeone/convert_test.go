@@ -261,9 +261,9 @@ dynamicWorkers:
       machineObjectAnnotations: {example.com/m: "z"}
       network: {cidr: 10.0.0.0/24, gateway: 10.0.0.1, dns: {servers: [1.1.1.1]}}
       overwriteCloudConfig: "x"
-      operatingSystem: flatcar
+      operatingSystem: debian
       operatingSystemSpec: {disableAutoUpdate: true, rhelSubscriptionManagerUser: u}
-      cloudProviderSpec: {image: flatcar, flavor: m1.small, configDrive: true, serverGroup: sg-1, availabilityZone: nova, username: admin, trustDevicePath: false}
+      cloudProviderSpec: {image: debian-12, flavor: m1.small, configDrive: true, serverGroup: sg-1, availabilityZone: nova, username: admin, trustDevicePath: false}
 `),
 			warnings: []string{"cloudProvider.disableBundledCSIDrivers", "dynamicWorkers[0].providerSpec.annotations[example.com/x]",
 				"dynamicWorkers[0].providerSpec.operatingSystemSpec.rhelSubscriptionManagerUser", "dynamicWorkers[0].providerSpec.network",
@@ -338,6 +338,8 @@ func TestConvertErrors(t *testing.T) {
 		{"a host key that is none", doc("v1beta3", "staticWorkers: {hosts: [{publicAddress: 10.0.0.9, sshHostPublicKey: bm9wZQ==}]}\n"), "staticWorkers.hosts[0].sshHostPublicKey"},
 		{"a worker OS slipway cannot boot", doc("v1beta2", "dynamicWorkers: [{name: p, replicas: 1, providerSpec: {operatingSystem: centos, cloudProviderSpec: {}}}]\n"),
 			`dynamicWorkers[0].providerSpec.operatingSystem: Unsupported value: "centos"`},
+		{"a worker OS whose boot slipway does not render", doc("v1beta2", "dynamicWorkers: [{name: p, replicas: 1, providerSpec: {operatingSystem: flatcar, cloudProviderSpec: {}}}]\n"),
+			`dynamicWorkers[0].providerSpec.operatingSystem: Unsupported value: "flatcar": supported values: "ubuntu", "debian"`},
 		{"half the autoscaler bounds", doc("v1beta2", "dynamicWorkers: [{name: p, replicas: 1, providerSpec: {operatingSystem: ubuntu, annotations: {cluster.k8s.io/cluster-api-autoscaler-node-group-min-size: '1'}, cloudProviderSpec: {}}}]\n"),
 			"dynamicWorkers[0].providerSpec.annotations: Required value"},
 	}

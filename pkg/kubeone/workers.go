@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
 
@@ -54,8 +55,8 @@ func Pool(w *DynamicWorker, p *field.Path) (v1beta1.WorkerPool, []Warning, field
 	}
 	c.poolAnnotations(ps.Annotations, sp.Child("annotations"), &pool)
 	c.osSpec(ps.OperatingSystemSpec, sp.Child("operatingSystemSpec"), &pool.ProviderSpec.OperatingSystemSpec)
-	if ps.OperatingSystem == "centos" {
-		c.errs = append(c.errs, field.NotSupported(sp.Child("operatingSystem"), ps.OperatingSystem, v1beta1.OperatingSystems))
+	if !slices.Contains(v1alpha1.OperatingSystems, ps.OperatingSystem) {
+		c.errs = append(c.errs, field.NotSupported(sp.Child("operatingSystem"), ps.OperatingSystem, v1alpha1.OperatingSystems))
 	}
 	if ps.Network != nil {
 		c.warn(sp.Child("network"), "not supported: slipway's machines take their address from the OpenStack subnet (DHCP)")
@@ -113,7 +114,7 @@ func (c *converter) osSpec(spec map[string]any, p *field.Path, out *v1beta1.Oper
 				out.DisableAutoUpdate = b
 			}
 		case "provisioningUtility":
-			c.warn(p.Child(k), "no longer needed: slipway's machine-controller boots every operating system with cloud-init (Flatcar with its own tool)")
+			c.warn(p.Child(k), "no longer needed: slipway's machine-controller boots its operating systems (ubuntu, debian) with cloud-init")
 		default:
 			c.warn(p.Child(k), "not supported by slipway's machine-controller")
 		}

@@ -41,10 +41,10 @@ func TestKubeOneOutputs(t *testing.T) {
 		},
 		{
 			name: "the manifest wins for the pool fields it sets, as with KubeOne", file: "kubeone-openstack.json",
-			manifest: "workers:\n- name: demo-pool1\n  replicas: 4\n  providerSpec:\n    cloudProviderSpec: {flavor: m1.large}\n    operatingSystem: flatcar\n",
+			manifest: "workers:\n- name: demo-pool1\n  replicas: 4\n  providerSpec:\n    cloudProviderSpec: {flavor: m1.large}\n    operatingSystem: debian\n",
 			check: func(t *testing.T, c *v1beta1.Cluster, _ *Output) {
 				w := c.Workers[0]
-				if *w.Replicas != 4 || w.ProviderSpec.CloudProviderSpec.Flavor != "m1.large" || w.ProviderSpec.CloudProviderSpec.Image != "Ubuntu Noble 24.04" || w.ProviderSpec.OperatingSystem != "flatcar" {
+				if *w.Replicas != 4 || w.ProviderSpec.CloudProviderSpec.Flavor != "m1.large" || w.ProviderSpec.CloudProviderSpec.Image != "Ubuntu Noble 24.04" || w.ProviderSpec.OperatingSystem != "debian" {
 					t.Errorf("pool %+v", w)
 				}
 			},

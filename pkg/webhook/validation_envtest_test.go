@@ -99,6 +99,16 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 			md.Spec.Template.Spec.ProviderSpec = providerSpec(func(v map[string]any) { v["operatingSystem"] = "windows" })
 			return md
 		}, "spec.template.spec.providerSpec.value.operatingSystem", "Unsupported value"},
+		{"an operating system slipway does not boot", func() client.Object {
+			md := validMD(ns)
+			md.Spec.Template.Spec.ProviderSpec = providerSpec(func(v map[string]any) { v["operatingSystem"] = "flatcar" })
+			return md
+		}, "spec.template.spec.providerSpec.value.operatingSystem", `supported values: "ubuntu", "debian"`},
+		{"a Machine on rhel", func() client.Object {
+			s := validSpec()
+			s.ProviderSpec = providerSpec(func(v map[string]any) { v["operatingSystem"] = "rhel" })
+			return &v1alpha1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}, Spec: s}
+		}, "spec.providerSpec.value.operatingSystem", `supported values: "ubuntu", "debian"`},
 		{"bad taint effect", func() client.Object {
 			md := validMD(ns)
 			md.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "a", Effect: "Sometimes"}}

@@ -22,11 +22,6 @@ type Checks struct {
 	Specs map[string]cloud.SpecCheck
 }
 
-// operatingSystems are the values of providerSpec.value.operatingSystem that existing manifests
-// use. Only ubuntu and debian can be bootstrapped today; the controller reports the others as a
-// failed Machine with a message, because admission must not reject manifests users already have.
-var operatingSystems = []string{"ubuntu", "debian", "flatcar", "rhel", "rockylinux"}
-
 var deletionPolicies = []string{v1alpha1.DeletionPolicyGraceful, v1alpha1.DeletionPolicyUnsafe, v1alpha1.DeletionPolicyForced}
 
 // MachineSpec checks what can be checked without a cloud: the providerSpec envelope, the
@@ -42,8 +37,8 @@ func (c Checks) MachineSpec(namespace string, spec *v1alpha1.MachineSpec, p *fie
 		if pc.CloudProvider == "" {
 			errs = append(errs, field.Required(pv.Child("cloudProvider"), "names the cloud, e.g. openstack"))
 		}
-		if !slices.Contains(operatingSystems, pc.OperatingSystem) {
-			errs = append(errs, field.NotSupported(pv.Child("operatingSystem"), pc.OperatingSystem, operatingSystems))
+		if !slices.Contains(v1alpha1.OperatingSystems, pc.OperatingSystem) {
+			errs = append(errs, field.NotSupported(pv.Child("operatingSystem"), pc.OperatingSystem, v1alpha1.OperatingSystems))
 		}
 		if check := c.Specs[pc.CloudProvider]; check != nil {
 			errs = append(errs, check(namespace, pc.CloudProviderSpec, pv.Child("cloudProviderSpec"))...)

@@ -14,7 +14,7 @@ type ProviderConfig struct {
 	CloudProvider string `json:"cloudProvider"`
 	// CloudProviderSpec is the provider's own settings; each provider decodes it strictly.
 	CloudProviderSpec json.RawMessage `json:"cloudProviderSpec,omitempty"`
-	// OperatingSystem is one of ubuntu, flatcar, debian, rhel, rockylinux.
+	// OperatingSystem is one of OperatingSystems: ubuntu or debian.
 	OperatingSystem string `json:"operatingSystem"`
 	// OperatingSystemSpec holds OS-specific settings such as distUpgradeOnBoot.
 	OperatingSystemSpec json.RawMessage `json:"operatingSystemSpec,omitempty"`
@@ -23,6 +23,15 @@ type ProviderConfig struct {
 	// CAPublicKey is an SSH certificate authority trusted for login, if any.
 	CAPublicKey string `json:"caPublicKey,omitempty"`
 }
+
+// OperatingSystems are the values of operatingSystem a worker machine can boot with: those whose
+// user-data pkg/bootstrap renders, each golden-tested there. It is the one list that the
+// manifest's validation (workers[].providerSpec.operatingSystem, and so config
+// machinedeployments), the machine-controller's admission webhook and the bootstrap renderer
+// accept; flatcar, rhel and rockylinux, which earlier machine-controllers booted, are refused
+// until slipway renders and tests their boot (Flatcar needs Ignition rather than cloud-init).
+// Callers only read it.
+var OperatingSystems = []string{"ubuntu", "debian"}
 
 // DecodeProviderConfig decodes a Machine's providerSpec.value.
 func DecodeProviderConfig(spec ProviderSpec) (*ProviderConfig, error) {

@@ -98,7 +98,10 @@ type Autoscaler struct {
 type WorkerProviderSpec struct {
 	// CloudProviderSpec are the cloud settings of each machine.
 	CloudProviderSpec OpenStackWorkerSpec `json:"cloudProviderSpec"`
-	// OperatingSystem is ubuntu, flatcar, debian, rhel or rockylinux.
+	// OperatingSystem of each machine: ubuntu or debian, the operating systems whose user-data
+	// slipway renders and tests. Validation, config machinedeployments and the
+	// machine-controller's admission webhook refuse any other value, flatcar, rhel and rockylinux
+	// included, naming this list: their boot is not implemented yet.
 	OperatingSystem string `json:"operatingSystem"`
 	// OperatingSystemSpec holds OS-specific settings.
 	OperatingSystemSpec OperatingSystemSpec `json:"operatingSystemSpec,omitempty"`
@@ -117,9 +120,10 @@ type WorkerProviderSpec struct {
 
 // OperatingSystemSpec holds OS-specific settings.
 type OperatingSystemSpec struct {
-	// DistUpgradeOnBoot upgrades all packages on first boot (ubuntu, debian, rhel, rockylinux).
+	// DistUpgradeOnBoot upgrades all packages on first boot.
 	DistUpgradeOnBoot bool `json:"distUpgradeOnBoot"`
-	// DisableAutoUpdate turns off automatic OS updates (flatcar).
+	// DisableAutoUpdate turns off automatic OS updates on Flatcar. Flatcar is not supported yet,
+	// so it has no effect; it is accepted for manifests migrated from KubeOne.
 	DisableAutoUpdate bool `json:"disableAutoUpdate,omitempty"`
 }
 

@@ -15,10 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-)
 
-// OperatingSystems are the worker operating systems the machine-controller can bootstrap.
-var OperatingSystems = []string{"ubuntu", "flatcar", "debian", "rhel", "rockylinux"}
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+)
 
 var userRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 
@@ -292,12 +291,8 @@ func validateWorkerSpec(s *WorkerProviderSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(cs.Child("rootDiskSizeGB"), *d, "must be from 1 to 65536"))
 	}
 	errs = append(errs, validateLabels(s.CloudProviderSpec.Tags, cs.Child("tags"))...)
-	found := false
-	for _, os := range OperatingSystems {
-		found = found || os == s.OperatingSystem
-	}
-	if !found {
-		errs = append(errs, field.NotSupported(p.Child("operatingSystem"), s.OperatingSystem, OperatingSystems))
+	if !slices.Contains(v1alpha1.OperatingSystems, s.OperatingSystem) {
+		errs = append(errs, field.NotSupported(p.Child("operatingSystem"), s.OperatingSystem, v1alpha1.OperatingSystems))
 	}
 	for i, k := range s.SSHPublicKeys {
 		errs = append(errs, validatePublicKey(k, p.Child("sshPublicKeys").Index(i))...)

@@ -69,8 +69,13 @@ func (v machineDeploymentValidator) ValidateCreate(_ context.Context, obj runtim
 	return nil, invalid("MachineDeployment", md.Name, v.opts.checks().MachineDeployment(md))
 }
 
-func (v machineDeploymentValidator) ValidateUpdate(ctx context.Context, _, obj runtime.Object) (admission.Warnings, error) {
-	return v.ValidateCreate(ctx, obj)
+func (v machineDeploymentValidator) ValidateUpdate(_ context.Context, oldObj, obj runtime.Object) (admission.Warnings, error) {
+	old, ok1 := oldObj.(*v1alpha1.MachineDeployment)
+	md, ok2 := obj.(*v1alpha1.MachineDeployment)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("expected MachineDeployments, got %T and %T", oldObj, obj)
+	}
+	return nil, invalid("MachineDeployment", md.Name, v.opts.checks().MachineDeploymentUpdate(old, md))
 }
 
 func (machineDeploymentValidator) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {

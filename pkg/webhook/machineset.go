@@ -20,8 +20,13 @@ func (v machineSetValidator) ValidateCreate(_ context.Context, obj runtime.Objec
 	return nil, invalid("MachineSet", ms.Name, v.opts.checks().MachineSet(ms))
 }
 
-func (v machineSetValidator) ValidateUpdate(ctx context.Context, _, obj runtime.Object) (admission.Warnings, error) {
-	return v.ValidateCreate(ctx, obj)
+func (v machineSetValidator) ValidateUpdate(_ context.Context, oldObj, obj runtime.Object) (admission.Warnings, error) {
+	old, ok1 := oldObj.(*v1alpha1.MachineSet)
+	ms, ok2 := obj.(*v1alpha1.MachineSet)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("expected MachineSets, got %T and %T", oldObj, obj)
+	}
+	return nil, invalid("MachineSet", ms.Name, v.opts.checks().MachineSetUpdate(old, ms))
 }
 
 func (machineSetValidator) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {

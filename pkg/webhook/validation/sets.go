@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -31,6 +33,33 @@ func (c Checks) MachineDeployment(md *v1alpha1.MachineDeployment) field.ErrorLis
 		errs = append(errs, rollingUpdate(s.RollingUpdate, spec.Child("strategy", "rollingUpdate"))...)
 	}
 	return errs
+}
+
+// MachineSetUpdate checks an update of old to ms as MachineSet checks a create, except for an
+// operating system the set already had (see keptOperatingSystem).
+func (c Checks) MachineSetUpdate(old, ms *v1alpha1.MachineSet) field.ErrorList {
+	return keptOperatingSystem(c.MachineSet(ms), &old.Spec.Template.Spec, &ms.Spec.Template.Spec, field.NewPath("spec", "template", "spec"))
+}
+
+// MachineDeploymentUpdate checks an update of old to md as MachineDeployment checks a create,
+// except for an operating system the deployment already had (see keptOperatingSystem).
+func (c Checks) MachineDeploymentUpdate(old, md *v1alpha1.MachineDeployment) field.ErrorList {
+	return keptOperatingSystem(c.MachineDeployment(md), &old.Spec.Template.Spec, &md.Spec.Template.Spec, field.NewPath("spec", "template", "spec"))
+}
+
+// keptOperatingSystem drops from errs the refusal of an unsupported operating system that the
+// template at p already had before the update. A set or deployment admitted when the webhook
+// still accepted flatcar, rhel or rockylinux can then still be scaled down, have its finalizers
+// removed and be deleted; none of its Machines can be created (each Machine is checked as a
+// create), and changing the template to another unsupported operating system is refused.
+func keptOperatingSystem(errs field.ErrorList, old, spec *v1alpha1.MachineSpec, p *field.Path) field.ErrorList {
+	was, err1 := v1alpha1.DecodeProviderConfig(old.ProviderSpec)
+	is, err2 := v1alpha1.DecodeProviderConfig(spec.ProviderSpec)
+	if err1 != nil || err2 != nil || was.OperatingSystem != is.OperatingSystem {
+		return errs
+	}
+	at := p.Child("providerSpec", "value", "operatingSystem").String()
+	return slices.DeleteFunc(errs, func(e *field.Error) bool { return e.Type == field.ErrorTypeNotSupported && e.Field == at })
 }
 
 // set checks what sets and deployments share: replicas, a selector that matches the

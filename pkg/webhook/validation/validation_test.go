@@ -89,3 +89,63 @@ func TestDeletionPolicy(t *testing.T) {
 		t.Errorf("later: %v", errs)
 	}
 }
+
+// withOS sets the operating system of md's template.
+func withOS(name string) func(md *v1alpha1.MachineDeployment) {
+	return func(md *v1alpha1.MachineDeployment) {
+		md.Spec.Template.Spec.ProviderSpec.Value.Raw = []byte(`{"cloudProvider":"openstack","cloudProviderSpec":{"flavor":"f"},` +
+			`"operatingSystem":"` + name + `","sshPublicKeys":["` + key + `"]}`)
+	}
+}
+
+// TestOperatingSystems: admission accepts the operating systems slipway boots
+// (v1alpha1.OperatingSystems) and refuses the others, naming the field and the list; an update
+// that keeps an operating system admitted before the list narrowed is not refused for it (the set
+// can still be scaled down and deleted), and one that changes to an unsupported one is.
+func TestOperatingSystems(t *testing.T) {
+	const field = "spec.template.spec.providerSpec.value.operatingSystem"
+	refused := func(name string) string {
+		return field + `: Unsupported value: "` + name + `": supported values: "ubuntu", "debian"`
+	}
+	for _, name := range []string{"ubuntu", "debian"} {
+		if errs := (validation.Checks{}).MachineDeployment(deployment(withOS(name))); len(errs) != 0 {
+			t.Errorf("%s: %v", name, errs)
+		}
+	}
+	for _, name := range []string{"flatcar", "rhel", "rockylinux"} {
+		errs := (validation.Checks{}).MachineDeployment(deployment(withOS(name)))
+		if len(errs) != 1 || errs[0].Error() != refused(name) {
+			t.Errorf("%s: %v, want %s", name, errs, refused(name))
+		}
+		set := &v1alpha1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "kube-system"}}
+		set.Spec.Selector, set.Spec.Template = deployment(nil).Spec.Selector, deployment(withOS(name)).Spec.Template
+		if errs := (validation.Checks{}).MachineSet(set); len(errs) != 1 || errs[0].Error() != refused(name) {
+			t.Errorf("MachineSet on %s: %v, want %s", name, errs, refused(name))
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		replicas int32
+		want     string
+	}{
+		{"flatcar kept, scaled to zero", "flatcar", "flatcar", 0, ""},
+		{"ubuntu to flatcar", "ubuntu", "flatcar", 1, refused("flatcar")},
+		{"flatcar to rhel", "flatcar", "rhel", 1, refused("rhel")},
+		{"flatcar to debian", "flatcar", "debian", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, md := deployment(withOS(tc.from)), deployment(withOS(tc.to))
+			md.Spec.Replicas = &tc.replicas
+			errs := (validation.Checks{}).MachineDeploymentUpdate(old, md)
+			if got := errs.ToAggregate(); (got == nil) != (tc.want == "") || got != nil && got.Error() != tc.want {
+				t.Errorf("MachineDeploymentUpdate = %v, want %q", got, tc.want)
+			}
+			oldSet := &v1alpha1.MachineSet{Spec: v1alpha1.MachineSetSpec{Selector: old.Spec.Selector, Template: old.Spec.Template}}
+			set := &v1alpha1.MachineSet{Spec: v1alpha1.MachineSetSpec{Selector: md.Spec.Selector, Template: md.Spec.Template, Replicas: md.Spec.Replicas}}
+			if got := (validation.Checks{}).MachineSetUpdate(oldSet, set).ToAggregate(); (got == nil) != (tc.want == "") || got != nil && got.Error() != tc.want {
+				t.Errorf("MachineSetUpdate = %v, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -59,6 +59,31 @@ func (c *Client) Apply(ctx context.Context, objs []*unstructured.Unstructured) e
 // applied, so a partial object (one field of an object slipway does not manage) must go
 // through a manager of its own, or applying it would drop every other field slipway owns.
 func (c *Client) ApplyAs(ctx context.Context, manager string, objs []*unstructured.Unstructured) error {
+	return c.ApplyWith(ctx, objs, ApplyOptions{Manager: manager})
+}
+
+// ApplyOptions say how ApplyWith and ApplyObject apply.
+type ApplyOptions struct {
+	// Manager is the field manager; FieldManager when empty.
+	Manager string
+	// DryRun has the API server check the object, admission included, and keep nothing.
+	DryRun bool
+	// Strict has the API server refuse fields it does not know, rather than drop them.
+	Strict bool
+}
+
+// ObjectError is the failure of one object of ApplyWith, which it names.
+type ObjectError struct {
+	Object *unstructured.Unstructured
+	Err    error
+}
+
+func (e *ObjectError) Error() string { return e.Err.Error() }
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// ApplyWith is Apply with opts: CustomResourceDefinitions first, then the other objects in
+// order. It stops at the first object that fails, with an *ObjectError.
+func (c *Client) ApplyWith(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) error {
 	var crds, rest []*unstructured.Unstructured
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" {
@@ -69,11 +94,11 @@ func (c *Client) ApplyAs(ctx context.Context, manager string, objs []*unstructur
 	}
 	for _, group := range [][]*unstructured.Unstructured{crds, rest} {
 		for _, o := range group {
-			if err := c.applyOne(ctx, manager, o); err != nil {
-				return err
+			if err := c.ApplyObject(ctx, o, opts); err != nil {
+				return &ObjectError{Object: o, Err: err}
 			}
 		}
-		if len(group) > 0 && group[0].GetKind() == "CustomResourceDefinition" {
+		if len(group) > 0 && group[0].GetKind() == "CustomResourceDefinition" && !opts.DryRun {
 			if err := c.waitCRDs(ctx, group); err != nil {
 				return err
 			}
@@ -83,7 +108,9 @@ func (c *Client) ApplyAs(ctx context.Context, manager string, objs []*unstructur
 	return nil
 }
 
-func (c *Client) applyOne(ctx context.Context, manager string, o *unstructured.Unstructured) error {
+// ApplyObject server-side applies one object, forcing ownership of the fields it sets. A
+// namespaced object without a namespace goes to "default", as kubectl puts it.
+func (c *Client) ApplyObject(ctx context.Context, o *unstructured.Unstructured, opts ApplyOptions) error {
 	gvk := o.GroupVersionKind()
 	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -98,15 +125,24 @@ func (c *Client) applyOne(ctx context.Context, manager string, o *unstructured.U
 	}
 	ri := c.Dynamic.Resource(m.Resource)
 	force := true
-	opts := metav1.PatchOptions{FieldManager: manager, Force: &force}
+	patch := metav1.PatchOptions{FieldManager: opts.Manager, Force: &force}
+	if patch.FieldManager == "" {
+		patch.FieldManager = FieldManager
+	}
+	if opts.DryRun {
+		patch.DryRun = []string{metav1.DryRunAll}
+	}
+	if opts.Strict {
+		patch.FieldValidation = "Strict"
+	}
 	if m.Scope.Name() == meta.RESTScopeNameNamespace {
 		ns := o.GetNamespace()
 		if ns == "" {
 			ns = "default"
 		}
-		_, err = ri.Namespace(ns).Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
+		_, err = ri.Namespace(ns).Patch(ctx, o.GetName(), types.ApplyPatchType, data, patch)
 	} else {
-		_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
+		_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, patch)
 	}
 	if err != nil {
 		return fmt.Errorf("applying %s %s/%s: %w", gvk.Kind, o.GetNamespace(), o.GetName(), err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,20 +78,7 @@ func decode(t *testing.T, manifest []byte) []*unstructured.Unstructured {
 func TestGolden(t *testing.T) {
 	for _, name := range clusters {
 		t.Run(name, func(t *testing.T) {
-			got := render(t, name)
-			path := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading golden file (run with -update to create it): %v", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("Render(%s) differs from %s (run with -update to accept):\n%s", name, path, got)
-			}
+			golden(t, name+".golden", render(t, name))
 		})
 	}
 }

@@ -69,7 +69,8 @@ type Cluster struct {
 	// Proxy is the HTTP proxy that hosts use to reach package repositories and registries.
 	Proxy Proxy `json:"proxy,omitempty"`
 
-	// Addons are extra manifests applied after the cluster is up.
+	// Addons are your own manifests, applied after the cluster and its CNI are up, and pruned
+	// when they leave the folder.
 	Addons *Addons `json:"addons,omitempty"`
 
 	// Encryption encrypts Secrets at rest, in etcd and so in its snapshots and backups.
@@ -187,9 +188,28 @@ type Proxy struct {
 	NoProxy string `json:"noProxy,omitempty"`
 }
 
-// Addons are extra manifests.
+// Addons are your own manifests, kept in the cluster as the folder says.
 type Addons struct {
-	// Path to a directory of YAML manifests, relative to the manifest file, applied with
-	// server-side apply after the cluster and CNI are up.
+	// Path to a directory of YAML manifests, relative to the manifest file. Every *.yaml and
+	// *.yml file in it and its subdirectories (in path order; names starting with a dot are
+	// skipped) is rendered as a Go template (text/template, its built-in functions only) over
+	// these values:
+	//   {{ .ClusterName }}        the cluster's name
+	//   {{ .KubernetesVersion }}  versions.kubernetes, e.g. v1.36.3
+	//   {{ .PodSubnet }}          clusterNetwork.podSubnet
+	//   {{ .ServiceSubnet }}      clusterNetwork.serviceSubnet
+	//   {{ .ServiceDomain }}      clusterNetwork.serviceDomainName
+	//   {{ .APIEndpoint }}        the API endpoint as host:port
+	//   {{ .APIHost }}            its host
+	//   {{ .APIPort }}            its port
+	// (write {{"{{"}} for a literal "{{"), and each YAML document (separated by lines of
+	// ---) is one object. apply applies them with server-side apply, as slipway, after the CNI
+	// (step addons), each labelled addons.slipway.dev/set: <cluster name> and annotated with
+	// its file; an object that was applied before and has left the folder is deleted (pruned);
+	// the plan lists the objects it adds, changes and prunes. A file that does not parse or
+	// render stops apply before it reaches a host, naming the file and line; on a running
+	// cluster every object is first checked by a server-side dry run (step addons-dry-run),
+	// which stops apply before anything changes. Removing addons.path leaves the objects
+	// applied before in place (the plan warns); point it at an empty folder to prune them all.
 	Path string `json:"path"`
 }

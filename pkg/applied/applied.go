@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,16 +81,16 @@ func Hash(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// Addons reads the recorded addon hashes; a cluster without the record has none.
+// Addons reads the recorded addon hashes; a cluster without the record has none. The kinds of
+// the user addon set (AddonKindsKey) are not a hash and are left out: AddonKinds reads them.
 func Addons(ctx context.Context, c *kube.Client) (map[string]string, error) {
-	cm, err := c.Kube.CoreV1().ConfigMaps("kube-system").Get(ctx, StateConfigMap, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return map[string]string{}, nil
-	}
+	data, err := read(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", StateConfigMap, err)
+		return nil, err
 	}
-	return cm.Data, nil
+	out := maps.Clone(data)
+	delete(out, AddonKindsKey)
+	return out, nil
 }
 
 // Record stores the hash of an addon that was applied successfully. Phases record from several

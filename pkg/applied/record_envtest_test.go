@@ -3,10 +3,12 @@ package applied_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/kube"
@@ -56,5 +58,39 @@ func TestRecordConcurrently(t *testing.T) {
 		if k := fmt.Sprintf("image-archive.cp-%d", i); got[k] != want {
 			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], want, got)
 		}
+	}
+}
+
+// TestAddonKinds records the kinds of the user addon set in a real API server's slipway-state
+// ConfigMap, deduplicated and sorted, and reads them back; the record is not an addon hash, so
+// Addons leaves it out, and the other records stay.
+func TestAddonKinds(t *testing.T) {
+	env := envtest.Get(t)
+	kc, err := kube.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_ = kc.Kube.CoreV1().ConfigMaps("kube-system").Delete(ctx, applied.StateConfigMap, metav1.DeleteOptions{})
+	if kinds, err := applied.AddonKinds(ctx, kc); err != nil || len(kinds) != 0 {
+		t.Fatalf("without a record: %v, %v", kinds, err)
+	}
+	if err := applied.Record(ctx, kc, "cni", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	deploy := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	cm := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	if err := applied.RecordAddonKinds(ctx, kc, []schema.GroupVersionKind{deploy, cm, deploy}); err != nil {
+		t.Fatal(err)
+	}
+	kinds, err := applied.AddonKinds(ctx, kc)
+	if err != nil || !reflect.DeepEqual(kinds, []schema.GroupVersionKind{deploy, cm}) {
+		t.Errorf("kinds %v (%v), want Deployment and ConfigMap, sorted by apiVersion", kinds, err)
+	}
+	if got, err := applied.Addons(ctx, kc); err != nil || !reflect.DeepEqual(got, map[string]string{"cni": "c1"}) {
+		t.Errorf("Addons = %v (%v), want the hashes only", got, err)
+	}
+	if got := applied.ParseAddonKinds("apps/v1 Deployment\nnot a kind line\n/v1/x Y\n"); !reflect.DeepEqual(got, []schema.GroupVersionKind{deploy}) {
+		t.Errorf("ParseAddonKinds = %v", got)
 	}
 }

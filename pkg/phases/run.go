@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/etcd"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -76,6 +77,9 @@ type Rendered struct {
 	CloudController        []*unstructured.Unstructured
 	CloudControllerHash    string
 	CloudControllerSecrets []string
+	// UserAddons are the objects of addons.path (addons.RenderSet), in the folder's order; the
+	// plan compared their hashes. They may hold Secrets: never log their content.
+	UserAddons []addons.Object
 }
 
 // Run is what the phases of one apply run share. NewRun builds it, and nothing changes it

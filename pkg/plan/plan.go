@@ -41,15 +41,17 @@ const (
 	StepEncryptSecrets    = "encrypt-secrets"
 	StepRotateKey         = "rotate-encryption-key"
 	StepEtcdSnapshots     = "etcd-snapshots"
+	StepAddonsDryRun      = "addons-dry-run"
+	StepAddons            = "addons"
 )
 
 // Names lists every step name a plan can hold. The phases package defines a phase for each,
 // and its test checks that none is missing.
 var Names = []string{
-	StepUpgradePreflight, StepPrerequisites, StepAdoptHost, StepInstall, StepRestoreEtcd, StepInit, StepInitFinish, StepRestoreFinish, StepCNI, StepAdoptCNI, StepRepair,
+	StepUpgradePreflight, StepAddonsDryRun, StepPrerequisites, StepAdoptHost, StepInstall, StepRestoreEtcd, StepInit, StepInitFinish, StepRestoreFinish, StepCNI, StepAdoptCNI, StepRepair,
 	StepJoinControlPlane, StepJoinWorker, StepContainerd, StepUpgradeLeader, StepUpgradeNode, StepApproveCSRs,
 	StepNodeMetadata, StepWaitReady, StepImportImages, StepCloudController, StepMachineController,
-	StepMachineDeployment, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey, StepEtcdSnapshots,
+	StepMachineDeployment, StepAddons, StepWaitPools, StepEncryptionConfig, StepEncryptionServer, StepEncryptSecrets, StepRotateKey, StepEtcdSnapshots,
 }
 
 // Step is one unit of work, on one host or (Host == "") on the cluster.
@@ -74,6 +76,9 @@ type Plan struct {
 	// Warnings are problems that do not stop apply, such as a broken host that needs a
 	// manual, quorum-safe replacement.
 	Warnings []string `json:"warnings,omitempty"`
+	// Addons lists what the addons step does to the user addon set (addons.path); nil when
+	// the plan has no such step.
+	Addons *AddonChanges `json:"addons,omitempty"`
 }
 
 // Empty reports whether there is nothing to do.
@@ -99,6 +104,7 @@ func Build(d Desired, o Observed) (*Plan, error) {
 		return nil, err
 	}
 	b.upgradePreflight() // an upgrade is checked before anything changes on a host
+	b.addonsDryRun()     // so are the objects of addons.path, by the API server
 	b.prerequisites()    // swap, modules, sysctls, containerd, where missing or changed; hosts of another tool adopted
 	b.binaries()         // kubeadm, kubelet, kubectl at the version, on hosts not yet joined
 	b.initialise()       // kubeadm init on the leader (on etcd restored from a snapshot), or the rest of an interrupted init
@@ -111,11 +117,12 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	if err := b.encryption(); err != nil { // Secrets encrypted at rest, API servers one at a time; a key rotation
 		return nil, err
 	}
-	b.snapshots() // the control planes' timers of scheduled etcd snapshots, where they differ from the manifest's
-	b.nodes()     // serving certificates approved, Node metadata, every node Ready
-	b.images()    // machineController.imageArchive into the control planes' containerd
-	b.addons()    // the cloud-controller-manager, the machine-controller, then the MachineDeployments
-	b.pools()     // every worker pool's Machines Ready Nodes
+	b.snapshots()  // the control planes' timers of scheduled etcd snapshots, where they differ from the manifest's
+	b.nodes()      // serving certificates approved, Node metadata, every node Ready
+	b.images()     // machineController.imageArchive into the control planes' containerd
+	b.addons()     // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.userAddons() // the objects of addons.path added and changed, those that left it pruned
+	b.pools()      // every worker pool's Machines Ready Nodes
 	return b.plan, nil
 }
 
@@ -131,7 +138,9 @@ type builder struct {
 	containerd kubeversion.Containerd
 	moves      map[string]string
 	joining    bool // a host joins, or the cluster is created
-	plan       *Plan
+	// addonChanges is what the user addon set needs, nil for nothing.
+	addonChanges *AddonChanges
+	plan         *Plan
 }
 
 func newBuilder(d Desired, o Observed) (*builder, error) {
@@ -139,7 +148,8 @@ func newBuilder(d Desired, o Observed) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("desired version %q: %w", d.Version, err)
 	}
-	b := &builder{d: d, o: o, hosts: map[string]HostState{}, leader: leaderOf(d.Hosts), plan: &Plan{}, moves: map[string]string{}}
+	b := &builder{d: d, o: o, hosts: map[string]HostState{}, leader: leaderOf(d.Hosts), plan: &Plan{}, moves: map[string]string{},
+		addonChanges: userAddonChanges(d, o)}
 	for _, h := range o.Hosts {
 		b.hosts[h.Name] = h
 	}

@@ -25,4 +25,19 @@ func Print(w io.Writer, cluster, version string, p *Plan) {
 		fmt.Fprintf(tw, "  %2d. %s\t%s\t%s\n", i+1, s.Name, host, s.Reason)
 	}
 	tw.Flush()
+	if a := p.Addons; a != nil {
+		fmt.Fprintln(w, "Objects of addons.path:")
+		for _, l := range []struct {
+			mark string
+			objs []AddonObject
+		}{{"+", a.Add}, {"~", a.Change}, {"-", a.Prune}} {
+			for _, o := range l.objs {
+				ref := o.Name
+				if o.Namespace != "" {
+					ref = o.Namespace + "/" + o.Name
+				}
+				fmt.Fprintf(w, "  %s %s %s (%s)\n", l.mark, o.Kind, ref, o.Source)
+			}
+		}
+	}
 }

@@ -101,6 +101,28 @@ type ClusterState struct {
 	MachineDeploymentKubelets map[string]string `json:"machineDeploymentKubelets,omitempty"`
 	// Pools are the MachineDeployments of the workers' namespace, by name.
 	Pools map[string]PoolState `json:"pools,omitempty"`
+	// UserAddons are the objects that carry the user addon set's label (addons.path), of the
+	// kinds recorded as applied and of those the folder renders now.
+	UserAddons []AddonObject `json:"userAddons,omitempty"`
+	// AddonNamespaced says, by "<group>/<Kind>", whether the API serves a kind of the user addon
+	// set as namespaced; a kind it does not serve (yet: its CustomResourceDefinition is in the
+	// set) is missing.
+	AddonNamespaced map[string]bool `json:"addonNamespaced,omitempty"`
+}
+
+// AddonObject names an object of the user addon set: one that addons.path renders, or one the
+// cluster holds with the set's label.
+type AddonObject struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// Source says where the object comes from: "<file>:<line>" of addons.path for one it
+	// renders, the file recorded on the object for one the cluster holds.
+	Source string `json:"source,omitempty"`
+	// Hash is the hash of the object as rendered, or as recorded on the object when it was
+	// applied. It is not shown: the object may be a Secret.
+	Hash string `json:"-"`
 }
 
 // EncryptionState is what the control planes hold of the encryption of Secrets at rest. It
@@ -168,4 +190,8 @@ type Desired struct {
 	// Restore is apply --restore-from: the cluster is made again from an etcd snapshot, on
 	// control planes that are all fresh (see checkRestore).
 	Restore bool
+	// AddonsPath is true when the manifest sets addons.path, and UserAddons are the objects the
+	// folder renders, in the order they are applied.
+	AddonsPath bool
+	UserAddons []AddonObject
 }

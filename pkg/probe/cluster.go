@@ -77,6 +77,11 @@ func clusterState(ctx context.Context, in Input, o *Observed) (*plan.ClusterStat
 	if cs.Addons, err = applied.Addons(ctx, c); err != nil {
 		return nil, err
 	}
+	if in.AddonSet != "" {
+		if cs.UserAddons, cs.AddonNamespaced, err = UserAddons(ctx, c, in.AddonSet, in.AddonKinds); err != nil {
+			return nil, err
+		}
+	}
 	if cs.CNIs, err = runningCNIs(ctx, c); err != nil {
 		return nil, err
 	}

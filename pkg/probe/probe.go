@@ -1,14 +1,16 @@
 // Package probe observes a cluster before apply or reset changes anything: every host over SSH
 // (its facts and the prerequisites it last ran) and, when a cluster exists, the cluster through
-// its API and etcd (version, Nodes, etcd members, the addons slipway applied, pending kubelet
-// serving certificate requests, Node metadata that differs from the manifest, and the kubelet
-// version of each MachineDeployment). Everything it saw comes back as one Observed value. It
+// its API and etcd (version, Nodes, etcd members, the addons slipway applied and the objects of
+// addons.path, pending kubelet serving certificate requests, Node metadata that differs from the
+// manifest, and the kubelet version of each MachineDeployment). Everything it saw comes back as one Observed value. It
 // changes nothing: not the hosts, not the cluster, not the values it was given.
 package probe
 
 import (
 	"context"
 	"io"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/slipway-dev/slipway/pkg/access"
 	"github.com/slipway-dev/slipway/pkg/inventory"
@@ -29,6 +31,11 @@ type Input struct {
 	Parallel int
 	// Log receives what the probe waits for, when it waits.
 	Log io.Writer
+	// AddonSet names the user addon set whose objects All lists (the cluster's name; "" lists
+	// none), and AddonKinds are the kinds addons.path renders now, listed besides the recorded
+	// ones.
+	AddonSet   string
+	AddonKinds []schema.GroupVersionKind
 }
 
 // Observed is what a probe saw. Nothing changes it after the probe returns: callers read it.

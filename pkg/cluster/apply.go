@@ -76,7 +76,8 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 	}
 	api := t.access()
 	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(t.Nodes))
-	observed, err := probe.All(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, API: api, Parallel: opts.Parallel, Log: opts.Log})
+	observed, err := probe.All(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, API: api, Parallel: opts.Parallel, Log: opts.Log,
+		AddonSet: t.Manifest.Name, AddonKinds: addonKinds(inputs.Addons)})
 	if err != nil {
 		return err
 	}

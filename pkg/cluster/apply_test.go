@@ -145,6 +145,25 @@ func TestApplyLocksBeforeProbing(t *testing.T) {
 	}
 }
 
+// okAddon is an object of addons.path.
+const okAddon = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+
+// addonsDir writes the name and content pairs as a folder of addons.path.
+func addonsDir(t *testing.T, files ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := 0; i < len(files); i += 2 {
+		path := filepath.Join(dir, filepath.FromSlash(files[i]))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(files[i+1]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // inputs reads c's inputs from the test's environment.
 func inputs(t *testing.T, c *v1beta1.Cluster) *Inputs {
 	t.Helper()
@@ -193,6 +212,16 @@ func TestApplyChecksLocalInputsBeforeAnyHost(t *testing.T) {
 			withCCM(c)
 			c.MachineController.ImageArchive = filepath.Join(dir, "images.tar")
 		}, filepath.Join(dir, "images.tar")},
+		{"an addons.path folder that is missing", nil, func(c *v1beta1.Cluster) { c.Addons = &v1beta1.Addons{Path: filepath.Join(dir, "no-addons")} },
+			"addons.path " + filepath.Join(dir, "no-addons") + " is invalid"},
+		{"an addons.path file that does not parse", nil, func(c *v1beta1.Cluster) {
+			c.Addons = &v1beta1.Addons{Path: addonsDir(t, "ok.yaml", okAddon, "web/bad.yaml", okAddon+"---\nkind: [\n")}
+		},
+			"web/bad.yaml:6: document 2: yaml: line 6: did not find expected node content"},
+		{"an addons.path template that fails", nil, func(c *v1beta1.Cluster) {
+			c.Addons = &v1beta1.Addons{Path: addonsDir(t, "t.yaml", "{{ .Config.Name }}\n")}
+		},
+			"template: t.yaml:1:10: executing \"t.yaml\" at <.Config.Name>: can't evaluate field Config"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OS_AUTH_URL", "OS_USERNAME", "OS_PASSWORD", "OS_PROJECT_NAME", "OS_PROJECT_ID", "OS_CACERT",

@@ -120,6 +120,9 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 		d.Rendered.MachineDeployments, d.Rendered.KubeletBumps = out, bumps
 		d.Plan.Addons["machine-deployments"] = applied.Hash(out, bumps)
 	}
+	if err := desireUserAddons(c, in.Addons, d); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/config"
@@ -15,9 +16,10 @@ import (
 // Inputs are what apply reads on this machine besides the manifest and the Terraform output:
 // the registries' CA files, the S3 access key and CA file of etcd.snapshots.s3, the OpenStack
 // credentials of the machine-controller and the cloud-controller-manager (OS_*, OS_CACERT's
-// file, an http:// OS_AUTH_URL refused), and machineController.imageArchive. ReadInputs reads and
-// checks them all before any host is reached, so that a missing variable or a bad file stops a
-// run before the lock and the probe, not after. They hold secrets: never print them.
+// file, an http:// OS_AUTH_URL refused), machineController.imageArchive, and the manifests of
+// addons.path, rendered and parsed. ReadInputs reads and checks them all before any host is
+// reached, so that a missing variable or a bad file stops a run before the lock and the probe,
+// not after. They hold secrets: never print them.
 type Inputs struct {
 	// RegistryCAs are the registries' tlsConfig.caFile contents, by registry name.
 	RegistryCAs map[string][]byte
@@ -28,6 +30,8 @@ type Inputs struct {
 	OpenStack map[string]string
 	// ImageArchive is the content hash of machineController.imageArchive, "" without one.
 	ImageArchive string
+	// Addons are the objects of addons.path, rendered; none without it. They may hold Secrets.
+	Addons []addons.Object
 }
 
 // ReadInputs reads the inputs of c from its files and getenv (os.Getenv in apply). A problem
@@ -50,6 +54,9 @@ func ReadInputs(c *v1beta1.Cluster, getenv func(string) string) (*Inputs, error)
 	}
 	if in.ImageArchive, err = phases.ImageArchiveHash(c); err != nil {
 		return nil, &config.Error{Source: "the manifest", Err: err}
+	}
+	if in.Addons, err = userAddons(c); err != nil {
+		return nil, err
 	}
 	return in, nil
 }

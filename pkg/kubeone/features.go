@@ -18,13 +18,15 @@ func (c *converter) addons(k *cluster, out *v1beta1.Cluster) {
 	enabled := a.Enable == nil || *a.Enable
 	if a.Path != "" && enabled {
 		out.Addons = &v1beta1.Addons{Path: a.Path}
-		c.warn(p.Child("path"), "carried over; slipway applies the manifests as they are, without KubeOne's templating ({{ .Config ... }}, {{ .Params ... }}), so render templated addons first")
+		c.warn(p.Child("path"), "carried over; slipway renders the manifests as Go templates over its own values (addons.path in config print --full), not KubeOne's "+
+			"({{ .Config ... }}, {{ .Params ... }}): apply stops at a file that uses those, naming it, so rewrite them first; "+
+			"objects that leave the folder are pruned once slipway has applied them")
 	}
 	if a.Path != "" && !enabled {
 		c.warn(p.Child("enable"), "false, so addons.path is left out as KubeOne ignored it")
 	}
 	if len(a.GlobalParams) > 0 {
-		c.warn(p.Child("globalParams"), "not supported: slipway does not template addons")
+		c.warn(p.Child("globalParams"), "not supported: slipway's addon templates see only its own values (addons.path in config print --full)")
 	}
 	for i, ref := range a.Addons {
 		ap := p.Child("addons").Index(i)

@@ -191,7 +191,7 @@ type Desired struct {
 	// control planes that are all fresh (see checkRestore).
 	Restore bool
 	// AddonsPath is true when the manifest sets addons.path, and UserAddons are the objects the
-	// folder renders, in the order they are applied.
+	// folder renders, in the folder's order.
 	AddonsPath bool
 	UserAddons []AddonObject
 }

@@ -98,6 +98,10 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("addons.path applied, changed in place, pruned; a broken file refused before any change", func(t *testing.T) {
+		h.with(t).checkAddons(t, manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1")}, all)
+	})
+
 	t.Run("node labels, annotations and taints follow the manifest", func(t *testing.T) {
 		h := h.with(t)
 		labelled := h.writeManifest("ha-labels.yaml", manifestParams{Version: previous, ControlPlanes: h.hosts("cp-1", "cp-2", "cp-3"), Workers: h.hosts("worker-1"),

@@ -125,7 +125,7 @@ func registryFiles(regs map[string]v1beta1.ContainerdRegistry, cas map[string][]
 // tables, which containerd 1.6 still honours next to config_path (hosts.toml has no
 // credentials); the file is then mode 0600. hasAuth reports that.
 func containerdConfigTOML(sandboxImage string, regs map[string]v1beta1.ContainerdRegistry) (cfg string, hasAuth bool, err error) {
-	const cri = `[plugins."io.containerd.grpc.v1.cri"`
+	const cri = criPluginV2
 	var b strings.Builder
 	b.WriteString("# Written by slipway from the cluster manifest. Changes are overwritten.\nversion = 2\n\n")
 	fmt.Fprintf(&b, "%s]\n  sandbox_image = %s\n\n", cri, tomlString(sandboxImage))
@@ -137,6 +137,12 @@ func containerdConfigTOML(sandboxImage string, regs map[string]v1beta1.Container
 	hasAuth, err = writeAuth(&b, cri, regs)
 	return b.String(), hasAuth, err
 }
+
+// The tables under which the two config versions hold registry credentials (opened, not closed).
+const (
+	criPluginV2    = `[plugins."io.containerd.grpc.v1.cri"`
+	imagesPluginV3 = `[plugins."io.containerd.cri.v1.images"`
+)
 
 // writeAuth appends each registry's credentials as <plugin>.registry.configs."<host>".auth
 // tables, one per host containerd may talk to, and reports whether there were any.
@@ -298,7 +304,7 @@ func containerdInstallFor(c *v1beta1.Cluster) (containerdInstall, error) {
 // containerdConfigTOML. Credentials stay in the images plugin's registry.configs auth tables,
 // which containerd 2 still reads (deprecated upstream in favour of credential plugins).
 func containerdConfigV3(sandboxImage string, regs map[string]v1beta1.ContainerdRegistry) (cfg string, hasAuth bool, err error) {
-	const images, runtime = `[plugins."io.containerd.cri.v1.images"`, `[plugins."io.containerd.cri.v1.runtime"`
+	const images, runtime = imagesPluginV3, `[plugins."io.containerd.cri.v1.runtime"`
 	var b strings.Builder
 	b.WriteString("# Written by slipway from the cluster manifest. Changes are overwritten.\nversion = 3\n\n")
 	fmt.Fprintf(&b, "%s.pinned_images]\n  sandbox = %s\n\n", images, tomlString(sandboxImage))

@@ -24,6 +24,9 @@ type InstallParams struct {
 	// Arch is the host's architecture as Kubernetes names it (Facts.GoArch); binary installs
 	// need it.
 	Arch string
+	// CredentialsDir, when set, keeps the proxy (its URLs may carry credentials) out of the
+	// script: it reads NodeCredentials' CredentialsProxy file in this directory on the host.
+	CredentialsDir string
 }
 
 type installData struct {
@@ -62,6 +65,11 @@ func InstallKubernetes(os OS, p InstallParams) (string, error) {
 	proxy, err := proxyFor(c)
 	if err != nil {
 		return "", err
+	}
+	if p.CredentialsDir != "" {
+		if proxy, err = proxy.from(p.CredentialsDir); err != nil {
+			return "", err
+		}
 	}
 	d := installData{
 		Family:       family,

@@ -35,6 +35,11 @@ type PrereqParams struct {
 	// /etc/resolv.conf and systemd-resolved name only loopback servers. Without them such a
 	// host fails with a message that says so.
 	UpstreamDNS []string
+	// CredentialsDir, when set, keeps the registries' credentials and the proxy out of the
+	// script: it reads them on the host from the files of NodeCredentials in this directory,
+	// and fails naming a file that is missing. Empty: the script carries them, as it does for
+	// the hosts apply reaches over SSH.
+	CredentialsDir string
 }
 
 // tool is a command the host needs and the package that provides it.
@@ -67,6 +72,10 @@ type prereqData struct {
 	UpstreamDNS      []string
 	ResolvConf       string
 	KubeadmConfigDir string
+
+	// With a CredentialsDir: the host's files whose content ends config.toml (the
+	// credentials), and the one that is the proxy's environment file.
+	ContainerdAuthV2, ContainerdAuthV3, ProxyEnvFrom string
 }
 
 // Prerequisites returns the script that prepares a host for kubeadm: swap off (now and in
@@ -104,11 +113,19 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, hasAuth, err := containerdConfigTOML(p.SandboxImage, regs)
+	_, hasAuth, err := containerdConfigTOML(p.SandboxImage, regs)
 	if err != nil {
 		return "", err
 	}
-	cfg3, _, err := containerdConfigV3(p.SandboxImage, regs)
+	inline := regs
+	if p.CredentialsDir != "" {
+		inline = withoutAuth(regs)
+	}
+	cfg, _, err := containerdConfigTOML(p.SandboxImage, inline)
+	if err != nil {
+		return "", err
+	}
+	cfg3, _, err := containerdConfigV3(p.SandboxImage, inline)
 	if err != nil {
 		return "", err
 	}
@@ -137,6 +154,22 @@ func Prerequisites(os OS, p PrereqParams) (string, error) {
 	}
 	if hasAuth {
 		d.ContainerdMode = "0600"
+	}
+	if p.CredentialsDir != "" {
+		if d.Proxy, err = proxy.from(p.CredentialsDir); err != nil {
+			return "", err
+		}
+		if proxy.set() {
+			d.ProxyEnv, d.ProxyEnvFrom = "", d.Proxy.From
+		}
+		if hasAuth {
+			if d.ContainerdAuthV2, err = credentialsFile(p.CredentialsDir, CredentialsContainerdV2); err != nil {
+				return "", err
+			}
+			if d.ContainerdAuthV3, err = credentialsFile(p.CredentialsDir, CredentialsContainerdV3); err != nil {
+				return "", err
+			}
+		}
 	}
 	for _, f := range files {
 		d.RegistryDirs = append(d.RegistryDirs, f.Dir)

@@ -7,12 +7,27 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
 
-// proxyEnv is the proxy as environment variables, empty when the manifest sets none.
+// proxyEnv is the proxy as environment variables, empty when the manifest sets none. With
+// From, the script reads them from that file on the host (NodeCredentials' CredentialsProxy)
+// and carries none.
 type proxyEnv struct {
 	HTTP, HTTPS, NoProxy string
+	From                 string
 }
 
 func (p proxyEnv) set() bool { return p.HTTP != "" || p.HTTPS != "" }
+
+// from is the proxy read from dir's CredentialsProxy file instead of carried, when one is set.
+func (p proxyEnv) from(dir string) (proxyEnv, error) {
+	if !p.set() {
+		return proxyEnv{}, nil
+	}
+	f, err := credentialsFile(dir, CredentialsProxy)
+	if err != nil {
+		return proxyEnv{}, err
+	}
+	return proxyEnv{From: f}, nil
+}
 
 // proxyFor builds the proxy environment: NO_PROXY gets, besides the manifest's list, everything
 // that must never go through the proxy: loopback, the pod and service networks, the cluster

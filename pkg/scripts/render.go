@@ -12,9 +12,10 @@ import (
 var templateFS embed.FS
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"q":    Quote,
-	"qs":   quoteAll,
-	"file": heredocFile,
+	"q":        Quote,
+	"qs":       quoteAll,
+	"file":     heredocFile,
+	"filewith": heredocFileWith,
 }).ParseFS(templateFS, "templates/*.sh"))
 
 // render builds a whole script: a header naming the task and family, the shared helpers of
@@ -50,24 +51,60 @@ const heredocDelimiter = "SLIPWAY_EOF"
 // heredocFile renders a put_file call that installs content at path with mode, setting the
 // variable flag (may be empty) when the file changed.
 func heredocFile(path, mode, content, flag string) (string, error) {
-	qp, err := Quote(path)
+	call, doc, err := putFile(path, mode, content, flag)
 	if err != nil {
 		return "", err
 	}
+	return call + " " + doc, nil
+}
+
+// heredocFileWith is heredocFile for a file whose content ends with that of the host's file
+// from, when from is set: what the script must not carry (credentials, see NodeCredentials).
+// It fails, naming from, when that file is missing, before it writes anything.
+func heredocFileWith(path, mode, content, from, flag string) (string, error) {
+	if from == "" {
+		return heredocFile(path, mode, content, flag)
+	}
+	qf, err := Quote(from)
+	if err != nil {
+		return "", err
+	}
+	missing, err := Quote(from + " is missing: it holds what " + path + " needs and this script does not carry")
+	if err != nil {
+		return "", err
+	}
+	call, doc, err := putFile(path, mode, content, flag)
+	if err != nil {
+		return "", err
+	}
+	check := "[ -r " + qf + " ] || fail " + missing + "\n"
+	if content == "" {
+		return check + call + " <" + qf, nil
+	}
+	// Not a pipeline: put_file must run in this shell to set flag.
+	return check + call + " < <(\ncat " + doc + "\ncat " + qf + "\n)", nil
+}
+
+// putFile returns the put_file call for path and the heredoc of content it reads.
+func putFile(path, mode, content, flag string) (call, doc string, err error) {
+	qp, err := Quote(path)
+	if err != nil {
+		return "", "", err
+	}
 	if strings.ContainsRune(content, 0) {
-		return "", fmt.Errorf("content of %s contains a NUL byte", path)
+		return "", "", fmt.Errorf("content of %s contains a NUL byte", path)
 	}
 	for _, line := range strings.Split(content, "\n") {
 		if line == heredocDelimiter {
-			return "", fmt.Errorf("content of %s contains the line %s", path, heredocDelimiter)
+			return "", "", fmt.Errorf("content of %s contains the line %s", path, heredocDelimiter)
 		}
 	}
 	if content != "" && !strings.HasSuffix(content, "\n") {
 		content += "\n"
 	}
-	call := "put_file " + qp + " " + mode
+	call = "put_file " + qp + " " + mode
 	if flag != "" {
 		call += " " + flag
 	}
-	return call + " <<'" + heredocDelimiter + "'\n" + content + heredocDelimiter, nil
+	return call, "<<'" + heredocDelimiter + "'\n" + content + heredocDelimiter, nil
 }

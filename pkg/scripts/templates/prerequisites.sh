@@ -162,9 +162,9 @@ fi
 restart_containerd=0
 reload_units=0
 if [ "${containerd_major:-1}" -ge 2 ] 2>/dev/null; then
-{{file "/etc/containerd/config.toml" .ContainerdMode .ContainerdV3 "restart_containerd"}}
+{{filewith "/etc/containerd/config.toml" .ContainerdMode .ContainerdV3 .ContainerdAuthV3 "restart_containerd"}}
 else
-{{file "/etc/containerd/config.toml" .ContainerdMode .ContainerdConfig "restart_containerd"}}
+{{filewith "/etc/containerd/config.toml" .ContainerdMode .ContainerdConfig .ContainerdAuthV2 "restart_containerd"}}
 fi
 {{- range .Registries}}
 {{- if .CA}}
@@ -183,7 +183,7 @@ done
 proxy_dropin=/etc/systemd/system/containerd.service.d/http-proxy.conf
 {{- if .ProxyDropIn}}
 # The proxy's values (credentials perhaps) in a root-only file, which the drop-in names.
-{{file .ProxyEnvFile "0600" .ProxyEnv "reload_units"}}
+{{filewith .ProxyEnvFile "0600" .ProxyEnv .ProxyEnvFrom "reload_units"}}
 {{file "/etc/systemd/system/containerd.service.d/http-proxy.conf" "0644" .ProxyDropIn "reload_units"}}
 {{- else}}
 if [ -f "$proxy_dropin" ] && head -n 1 "$proxy_dropin" | grep -q '^# Written by slipway'; then

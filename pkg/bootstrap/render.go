@@ -33,15 +33,27 @@ func Render(c Config) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the sandbox image of kubelet %s: %w", cluster.Versions.Kubernetes, err)
 	}
+	// The registries' credentials and the proxy stay out of the user-data, which every pod on
+	// the node can read from the metadata service: the scripts read them from files that the
+	// runner fetches first, with the bootstrap token.
+	creds, err := scripts.NodeCredentials(&cluster)
+	if err != nil {
+		return "", err
+	}
+	dir := ""
+	if len(creds) > 0 {
+		dir = credentialsDir
+	}
 	prereq, err := scripts.Prerequisites(os, scripts.PrereqParams{
 		Cluster: &cluster, SandboxImage: sandbox, RegistryCAs: c.Settings.RegistryCAs, UpstreamDNS: cluster.ClusterNetwork.UpstreamDNS,
+		CredentialsDir: dir,
 	})
 	if err != nil {
 		return "", err
 	}
 	// Binary installs name the architecture in their URL. Pool machines are amd64: the runner
 	// refuses any other before it downloads anything.
-	install, err := scripts.InstallKubernetes(os, scripts.InstallParams{Cluster: &cluster, Arch: "amd64"})
+	install, err := scripts.InstallKubernetes(os, scripts.InstallParams{Cluster: &cluster, Arch: "amd64", CredentialsDir: dir})
 	if err != nil {
 		return "", err
 	}
@@ -55,16 +67,22 @@ func Render(c Config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	doc := map[string]any{
-		// Both scripts hold registry credentials when the manifest has any: root only.
-		"write_files": []map[string]string{
-			{"path": nodeDir + "/prerequisites.sh", "permissions": "0700", "content": prereq},
-			{"path": nodeDir + "/install-kubernetes.sh", "permissions": "0700", "content": install},
-			{"path": joinConfig, "permissions": "0600", "content": join},
-			{"path": runner, "permissions": "0700", "content": runnerScript(cluster.Versions.Kubernetes, cluster.Kubelet.AllowCgroupV1)},
-		},
-		"runcmd": []string{runner},
+	files := []map[string]string{
+		{"path": nodeDir + "/prerequisites.sh", "permissions": "0700", "content": prereq},
+		{"path": nodeDir + "/install-kubernetes.sh", "permissions": "0700", "content": install},
+		{"path": joinConfig, "permissions": "0600", "content": join},
+		{"path": runner, "permissions": "0700", "content": runnerScript(cluster.Versions.Kubernetes, cluster.Kubelet.AllowCgroupV1, dir != "")},
 	}
+	if dir != "" {
+		fetch, err := fetchConfiguration(c, sortedKeys(creds))
+		if err != nil {
+			return "", err
+		}
+		files = append(files,
+			map[string]string{"path": fetcher, "permissions": "0700", "content": fetchScript},
+			map[string]string{"path": fetchConfig, "permissions": "0600", "content": fetch})
+	}
+	doc := map[string]any{"write_files": files, "runcmd": []string{runner}}
 	if c.DistUpgradeOnBoot {
 		doc["package_update"], doc["package_upgrade"] = true, true
 	}
@@ -81,15 +99,27 @@ func Render(c Config) (string, error) {
 // runnerScript runs the setup and the join once; cloud-init runs it on the first boot only.
 // Each line it prints goes to the console, where apply's error for a machine that did not join
 // shows the last ones. On a cgroup v1 host it joins only when the manifest allows cgroup v1
-// (kubelet.allowCgroupV1), ignoring kubeadm's SystemVerification as apply does there.
-func runnerScript(version string, allowCgroupV1 bool) string {
+// (kubelet.allowCgroupV1), ignoring kubeadm's SystemVerification as apply does there. With
+// fetch, it first fetches the credentials the setup scripts read (see fetch-credentials.py)
+// and removes them when it ends, however it ends: by then they are in containerd's root-only
+// configuration, as on a static worker.
+func runnerScript(version string, allowCgroupV1, fetch bool) string {
 	cgroupV1 := `  say "this host runs cgroup v1, which kubelet ` + version + ` refuses unless the manifest sets kubelet.allowCgroupV1: true"
   exit 1`
 	if allowCgroupV1 {
 		cgroupV1 = `  say "cgroup v1 host, allowed by kubelet.allowCgroupV1"
   ignore+=(--ignore-preflight-errors=SystemVerification)`
 	}
-	return strings.NewReplacer("VERSION", version, "CGROUPV1", cgroupV1).Replace(`#!/bin/bash
+	credentials := ""
+	if fetch {
+		credentials = `trap 'rm -rf ` + credentialsDir + ` ` + fetchConfig + `' EXIT
+say "registry credentials and proxy: from Secret ` + CredentialsNamespace + `/` + CredentialsSecret + `, with the bootstrap token"
+command -v python3 >/dev/null || { say "FAILED: python3 is missing, which fetches them (cloud-init runs on it)"; exit 1; }
+python3 ` + fetcher + ` ` + fetchConfig + ` || { say "without them this machine is not set up and does not join"; exit 1; }
+rm -f ` + fetchConfig + `
+`
+	}
+	return strings.NewReplacer("VERSION", version, "CGROUPV1", cgroupV1, "CREDENTIALS\n", credentials).Replace(`#!/bin/bash
 # Written by slipway's machine-controller: sets this machine up as apply sets up a static
 # worker, then joins the cluster as a Node with kubelet VERSION.
 set -euo pipefail
@@ -102,6 +132,7 @@ ignore=()
 if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
 CGROUPV1
 fi
+CREDENTIALS
 say "prerequisites: swap, kernel modules, sysctls, containerd, CNI plugins"
 ` + nodeDir + `/prerequisites.sh
 say "kubeadm, kubelet and kubectl VERSION"

@@ -136,7 +136,9 @@ func parse(t *testing.T, ud string) (cloudConfig, map[string]string) {
 
 // TestOneRenderer checks the point of the package: a pool machine runs exactly the scripts
 // that apply runs over SSH on a static worker of the same cluster, for the Machine's kubelet
-// version, and nothing of the manifest is lost on the way through the Secret.
+// version, and nothing of the manifest is lost on the way through the Secret. Only where the
+// manifest has registry credentials or a proxy do they read those from the files the machine
+// fetches (scripts' TestCredentialsFilesOnTheHost shows the host ends up with the same).
 func TestOneRenderer(t *testing.T) {
 	for _, name := range []string{"minimal", "site"} {
 		t.Run(name, func(t *testing.T) {
@@ -160,12 +162,16 @@ func TestOneRenderer(t *testing.T) {
 			if name == "site" {
 				cas = map[string][]byte{"registry.example.com:5000": []byte(testCA)}
 			}
+			dir := ""
+			if name == "site" {
+				dir = "/run/slipway/credentials"
+			}
 			prereq, err := scripts.Prerequisites(scripts.OS{ID: "ubuntu", VersionID: "24.04"}, scripts.PrereqParams{
-				Cluster: cluster, SandboxImage: sandbox, RegistryCAs: cas, UpstreamDNS: cluster.ClusterNetwork.UpstreamDNS})
+				Cluster: cluster, SandboxImage: sandbox, RegistryCAs: cas, UpstreamDNS: cluster.ClusterNetwork.UpstreamDNS, CredentialsDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
-			install, err := scripts.InstallKubernetes(scripts.OS{ID: "ubuntu", VersionID: "24.04"}, scripts.InstallParams{Cluster: cluster, Arch: "amd64"})
+			install, err := scripts.InstallKubernetes(scripts.OS{ID: "ubuntu", VersionID: "24.04"}, scripts.InstallParams{Cluster: cluster, Arch: "amd64", CredentialsDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,10 +200,10 @@ func TestRenderSite(t *testing.T) {
 	for _, want := range []string{
 		"http://files.example.com/containerd", // containerd's release
 		"hub-cache.example.com",               // a mirror
-		"p@ss",                                // registry credentials
 		"MIIBdzCCAR2gAwIBAgIU",                // the registry's CA, read on the operator's machine
 		"mirror.example.com/k8s/pause:3.10.2", // the sandbox image under overwriteRegistry
-		"proxy.example.com:3128",
+		"/run/slipway/credentials/proxy.env",  // the proxy and the registry credentials, fetched
+		"/run/slipway/credentials/containerd-auth-v2.toml",
 	} {
 		if !strings.Contains(prereq, want) {
 			t.Errorf("prerequisites lack %q", want)
@@ -214,7 +220,7 @@ func TestRenderSite(t *testing.T) {
 	}
 	for _, f := range cc.WriteFiles {
 		if f.Permissions != "0700" && f.Permissions != "0600" {
-			t.Errorf("%s is written %s: the scripts and the join configuration hold secrets, want root only", f.Path, f.Permissions)
+			t.Errorf("%s is written %s: the join configuration and the fetch's hold the bootstrap token, want root only", f.Path, f.Permissions)
 		}
 	}
 	if len(cc.RunCmd) != 1 || cc.RunCmd[0] != "/usr/local/sbin/slipway-join" {
@@ -237,7 +243,7 @@ func TestRenderSite(t *testing.T) {
 	if !strings.Contains(allowedFiles["/usr/local/sbin/slipway-join"], "--ignore-preflight-errors=SystemVerification") {
 		t.Error("with kubelet.allowCgroupV1 the runner does not let a cgroup v1 host join")
 	}
-	// Every script is valid bash.
+	// Every script is valid bash, the fetcher valid Python 3.
 	for path, content := range allowedFiles {
 		if !strings.HasSuffix(path, ".sh") && !strings.HasSuffix(path, "slipway-join") {
 			continue
@@ -247,6 +253,11 @@ func TestRenderSite(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s is not valid bash: %v\n%s", path, err, out)
 		}
+	}
+	cmd := exec.Command(python(t), "-c", "import ast, sys; ast.parse(sys.stdin.read())")
+	cmd.Stdin = strings.NewReader(allowedFiles["/etc/slipway/node/fetch-credentials"])
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the fetcher is not valid Python 3: %v\n%s", err, out)
 	}
 	// Nova refuses user_data over 65535 bytes, base64-encoded.
 	if n := base64.StdEncoding.EncodedLen(len(ud)); n > 65535 {

@@ -85,11 +85,16 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 		if err != nil {
 			return nil, err
 		}
+		creds, err := bootstrap.Credentials(s)
+		if err != nil {
+			return nil, err
+		}
+		// The hash covers the credentials: the settings hold them too.
 		h, err := machineControllerHash(c, in.OpenStack, settings)
 		if err != nil {
 			return nil, err
 		}
-		d.Rendered.MachineControllerHash, d.Rendered.NodeSettings = h, settings
+		d.Rendered.MachineControllerHash, d.Rendered.NodeSettings, d.Rendered.NodeCredentials = h, settings, creds
 		d.Plan.Addons["machine-controller"] = h
 	}
 	if ccmdeploy.Wanted(c) {

@@ -86,30 +86,7 @@ func TestRBACAllowList(t *testing.T) {
 	}
 	for _, ns := range []string{"kube-system", "kube-public", env.Namespace(t)} {
 		t.Run(ns, func(t *testing.T) {
-			r, err := kube.AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(),
-				&authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}, metav1.CreateOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Status.Incomplete {
-				t.Fatalf("the review is incomplete: %s", r.Status.EvaluationError)
-			}
-			got := map[string]bool{}
-			for _, rule := range r.Status.ResourceRules {
-				names := rule.ResourceNames
-				if len(names) == 0 {
-					names = []string{""}
-				}
-				for _, g := range rule.APIGroups {
-					for _, res := range rule.Resources {
-						for _, n := range names {
-							for _, v := range rule.Verbs {
-								got[strings.TrimSuffix(g+"/"+res+"/"+n, "/")+" "+v] = true
-							}
-						}
-					}
-				}
-			}
+			got, nonResource := rules(t, kube, ns)
 			want := map[string]bool{}
 			for _, s := range append(slices.Clone(allowed["*"]), allowed[ns]...) {
 				want[s] = true
@@ -124,7 +101,7 @@ func TestRBACAllowList(t *testing.T) {
 					t.Errorf("the allow-list grants %q in %s, which the RBAC does not: update the list", s, ns)
 				}
 			}
-			for _, rule := range r.Status.NonResourceRules {
+			for _, rule := range nonResource {
 				for _, u := range rule.NonResourceURLs {
 					if !slices.Equal(rule.Verbs, []string{"get"}) || !slices.Contains(everyone, u) {
 						t.Errorf("the service account may %v %s, which only Kubernetes' defaults should grant", rule.Verbs, u)
@@ -133,6 +110,37 @@ func TestRBACAllowList(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rules asks the API server what kube's user may do in ns (SelfSubjectRulesReview): its
+// resource rules as "group/resource[/name] verb", and its non-resource rules.
+func rules(t *testing.T, kube kubernetes.Interface, ns string) (map[string]bool, []authorizationv1.NonResourceRule) {
+	t.Helper()
+	r, err := kube.AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(),
+		&authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status.Incomplete {
+		t.Fatalf("the review is incomplete: %s", r.Status.EvaluationError)
+	}
+	got := map[string]bool{}
+	for _, rule := range r.Status.ResourceRules {
+		names := rule.ResourceNames
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, g := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, n := range names {
+					for _, v := range rule.Verbs {
+						got[strings.TrimSuffix(g+"/"+res+"/"+n, "/")+" "+v] = true
+					}
+				}
+			}
+		}
+	}
+	return got, r.Status.NonResourceRules
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -22,8 +22,9 @@ import (
 )
 
 // The machine-controller phase installs the CRDs and the machine-controller, with its OpenStack
-// credentials (from the environment), a webhook certificate (reused while fresh) and the node
-// settings its machines are set up with (containerd, registries, proxy, asset source), waits
+// credentials (from the environment), a webhook certificate (reused while fresh), the node
+// settings its machines are set up with (containerd, registries, proxy, asset source) and, apart,
+// what of them is secret, for the machines to fetch with their bootstrap tokens, waits
 // until its Deployment is available and its admission webhook answers, and records the hash the
 // plan compared.
 var _ = register(Phase{
@@ -69,6 +70,8 @@ func deployMachineController(ctx context.Context, r machineControllerRun) error 
 		secret(mcdeploy.CredentialsSecret, "Opaque", credData),
 		secret(mcdeploy.WebhookTLSSecret, "kubernetes.io/tls", map[string][]byte{"ca.crt": certs.CA, "tls.crt": certs.Cert, "tls.key": certs.Key}),
 		secret(bootstrap.SettingsSecret, "Opaque", map[string][]byte{bootstrap.SettingsKey: settings}),
+		// Written even when empty: a manifest that dropped its credentials leaves none behind.
+		secret(bootstrap.CredentialsSecret, "Opaque", r.Rendered().NodeCredentials),
 	}, objs...)
 	if err := c.Apply(ctx, objs); err != nil {
 		return err

@@ -70,6 +70,11 @@ type Rendered struct {
 	// which the machine-controller step writes into the cluster. They may hold registry
 	// credentials: never log them.
 	NodeSettings []byte
+	// NodeCredentials are what of NodeSettings is secret (bootstrap.Credentials), which the
+	// machine-controller step writes into the Secret that pool machines fetch with their
+	// bootstrap token, and nobody else may read; empty without registry credentials or proxy.
+	// Never log them.
+	NodeCredentials map[string][]byte
 	// CloudController holds the OpenStack cloud-controller-manager's objects, its cloud.conf
 	// Secret first, and CloudControllerHash their hash that the plan compared. The Secret holds
 	// the OpenStack credentials, and CloudControllerSecrets the values among them to hide from
@@ -102,6 +107,7 @@ func NewRun(cfg Config) *Run {
 	cfg.Rendered.PrereqRecords = maps.Clone(cfg.Rendered.PrereqRecords)
 	cfg.Rendered.SnapshotScripts = maps.Clone(cfg.Rendered.SnapshotScripts)
 	cfg.Rendered.SnapshotRecords = maps.Clone(cfg.Rendered.SnapshotRecords)
+	cfg.Rendered.NodeCredentials = maps.Clone(cfg.Rendered.NodeCredentials)
 	return &Run{cfg: cfg}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -158,6 +159,8 @@ func start() (*Env, error) {
 			Paths: []string{filepath.Join(root, "manifests", "machine-controller", "webhook.yaml")},
 		},
 	}
+	// As kubeadm runs it: pool machines fetch their node credentials with a bootstrap token.
+	te.ControlPlane.GetAPIServer().Configure().Set("enable-bootstrap-token-auth", "true")
 	cfg, err := te.Start()
 	if err != nil {
 		// Start may fail after etcd and the apiserver are up (installing the CRDs, say); stop
@@ -184,7 +187,7 @@ func (e *Env) init() error {
 		return fmt.Errorf("creating clientset: %w", err)
 	}
 	ctx := context.Background()
-	for _, f := range []string{"role.yaml", "serviceaccount.yaml", "secrets-policy.yaml"} {
+	for _, f := range []string{"role.yaml", "serviceaccount.yaml", "secrets-policy.yaml", "node-credentials.yaml"} {
 		if err := e.Apply(ctx, filepath.Join(e.Root, "manifests", "machine-controller", f)); err != nil {
 			return err
 		}
@@ -204,8 +207,20 @@ func (e *Env) init() error {
 }
 
 // publishClusterInfo writes kube-public/cluster-info as kubeadm does, so that the controller
-// reads the join endpoint and CA hash where it would in a real cluster.
+// reads the join endpoint and CA hash where it would in a real cluster, and lets anyone read it,
+// as kubeadm's Role and RoleBinding kubeadm:bootstrap-signer-clusterinfo do for joining nodes.
 func (e *Env) publishClusterInfo(ctx context.Context) error {
+	const name = "kubeadm:bootstrap-signer-clusterinfo"
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespacePublic, Name: name},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"cluster-info"}, Verbs: []string{"get"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespacePublic, Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:anonymous"}}}
+	for _, o := range []client.Object{role, binding} {
+		if err := e.Client.Create(ctx, o); err != nil {
+			return fmt.Errorf("creating kube-public %s: %w", name, err)
+		}
+	}
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters[""] = &clientcmdapi.Cluster{Server: "https://" + strings.TrimPrefix(e.Config.Host, "https://"),
 		CertificateAuthorityData: e.Config.CAData}

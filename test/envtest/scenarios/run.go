@@ -27,6 +27,7 @@ var All = []struct {
 	{"CSRApproval", CSRApproval},
 	{"PauseMinReadyDeadline", PauseMinReadyDeadline},
 	{"NodeSettings", NodeSettings},
+	{"NodeCredentials", NodeCredentials},
 	{"TokensAfterRestart", TokensAfterRestart},
 }
 

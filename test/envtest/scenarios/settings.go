@@ -20,8 +20,9 @@ import (
 
 // NodeSettings checks that a new Machine's user-data follows the node settings that apply
 // writes into the cluster, read when the Machine is created: the setup scripts for the
-// Machine's kubelet version, a change to the settings in the next Machine without a restart of
-// the controller, and a clear condition when the settings are missing.
+// Machine's kubelet version, a change to the settings (a proxy, which it then fetches) in the
+// next Machine without a restart of the controller, and a clear condition when the settings are
+// missing.
 func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	rc := &recordingCloud{userdata: map[string]string{}}
 	f := setup(t, env, func(t *testing.T) Cloud { rc.Cloud = newCloud(t); return rc }, nil)
@@ -30,14 +31,7 @@ func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	if err := env.Client.Get(f.ctx, key, original); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		// The next scenarios need the settings as the environment wrote them.
-		restored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: original.Data}
-		_ = env.Client.Delete(context.Background(), restored)
-		if err := env.Client.Create(context.Background(), restored); err != nil {
-			t.Errorf("restoring the node settings: %v", err)
-		}
-	})
+	t.Cleanup(func() { f.restoreSettings(original) })
 
 	md := f.deployment("settings", 1, intstr.FromInt32(1), intstr.FromInt32(0))
 	f.create(md)
@@ -63,11 +57,12 @@ func NodeSettings(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 			second = m.Name
 		}
 	}
-	if ud := rc.get(second); !strings.Contains(ud, "proxy.envtest.example:3128") {
-		t.Errorf("the user-data of %s, created after the settings changed, lacks their proxy", second)
+	// The proxy is fetched by the machine, never carried (see NodeCredentials).
+	if ud := rc.get(second); !strings.Contains(ud, "/etc/slipway/node/fetch-credentials") || strings.Contains(ud, "proxy.envtest.example") {
+		t.Errorf("the user-data of %s, created after the settings changed, does not fetch their proxy", second)
 	}
-	if strings.Contains(rc.get(first.Name), "proxy.envtest.example") {
-		t.Errorf("the user-data of %s has the proxy set after it was created", first.Name)
+	if strings.Contains(rc.get(first.Name), "fetch-credentials") {
+		t.Errorf("the user-data of %s fetches the proxy set after it was created", first.Name)
 	}
 
 	// With the CNI's pods named, a Ready Node keeps its not-ready taint until its CNI pod runs.

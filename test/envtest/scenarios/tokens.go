@@ -22,8 +22,17 @@ func TokensAfterRestart(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 	hold.Store(true)
 	f := setup(t, env, newCloud, nil, envtest.NeverJoin(func(*v1alpha1.Machine) bool { return hold.Load() }))
 	f.create(f.deployment("tokens", 1, intstr.FromInt32(1), intstr.FromInt32(0)))
+	m := f.heldMachine()
+	f.restart(f.mo)
+	f.joinHeld(&m, &hold)
+}
+
+// heldMachine waits for the scenario's one Machine to have a server, made with one bootstrap
+// token, while the kubelet holds back its Node.
+func (f *fixture) heldMachine() v1alpha1.Machine {
+	f.t.Helper()
 	var m v1alpha1.Machine
-	envtest.Eventually(t, wait, "a server made with a bootstrap token", func() (bool, string) {
+	envtest.Eventually(f.t, wait, "a server made with a bootstrap token", func() (bool, string) {
 		ms := f.machines()
 		if len(ms) != 1 {
 			return false, fmt.Sprintf("%d machines", len(ms))
@@ -32,17 +41,23 @@ func TokensAfterRestart(t *testing.T, env *envtest.Env, newCloud NewCloud) {
 		n := f.tokensOf(&m)
 		return m.Spec.ProviderID != nil && n == 1, fmt.Sprintf("provider ID %v, %d tokens", m.Spec.ProviderID, n)
 	})
-	f.restart(f.mo)
+	return m
+}
+
+// joinHeld lets m's Node join (hold false) and waits until the controller deleted m's
+// bootstrap tokens.
+func (f *fixture) joinHeld(m *v1alpha1.Machine, hold *atomic.Bool) {
+	f.t.Helper()
 	hold.Store(false)
 	// The kubelet registers a Node when it sees the Machine change.
 	poke := client.MergeFrom(m.DeepCopy())
 	m.Annotations["scenarios.slipway.dev/poke"] = "1"
-	if err := env.Client.Patch(f.ctx, &m, poke); err != nil {
-		t.Fatal(err)
+	if err := f.env.Client.Patch(f.ctx, m, poke); err != nil {
+		f.t.Fatal(err)
 	}
 	f.waitRunning(1)
-	envtest.Eventually(t, wait, "the bootstrap token deleted", func() (bool, string) {
-		n := f.tokensOf(&m)
+	envtest.Eventually(f.t, wait, "the bootstrap token deleted", func() (bool, string) {
+		n := f.tokensOf(m)
 		return n == 0, fmt.Sprintf("%d tokens", n)
 	})
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // TestDesireNodeSettings checks what apply writes for the machine-controller's machines: the
-// manifest's node settings with the registries' CA files read here and the CNI's pods, none of
-// it in the plan, and a change to them a change of the machine-controller's hash.
+// manifest's node settings with the registries' CA files read here and the CNI's pods, what of
+// them is secret apart for the machines to fetch, none of it in the plan, and a change to them a
+// change of the machine-controller's hash.
 func TestDesireNodeSettings(t *testing.T) {
 	for k, v := range map[string]string{"OS_AUTH_URL": "https://keystone.example:5000/v3", "OS_USERNAME": "admin",
 		"OS_PASSWORD": "secret", "OS_PROJECT_NAME": "demo", "OS_REGION_NAME": "RegionOne"} {
@@ -48,6 +49,10 @@ func TestDesireNodeSettings(t *testing.T) {
 	if s.Cluster.ContainerRuntime.Containerd.Registries["registry.example.com"].Auth.Password != "node-settings-password" {
 		t.Error("the registry's credentials are not in the node settings")
 	}
+	if v2 := string(d.Rendered.NodeCredentials["containerd-auth-v2.toml"]); !strings.Contains(v2, `password = "node-settings-password"`) ||
+		len(d.Rendered.NodeCredentials) != 2 {
+		t.Errorf("the node credentials that pool machines fetch are %q, want the registry's credentials in both containerd forms", d.Rendered.NodeCredentials)
+	}
 	if h := d.Plan.Addons["machine-controller"]; strings.Contains(h, "node-settings") {
 		t.Errorf("the plan holds the settings: %s", h)
 	}
@@ -60,5 +65,8 @@ func TestDesireNodeSettings(t *testing.T) {
 	}
 	if d.Plan.Addons["machine-controller"] == before {
 		t.Error("a new proxy for pool machines does not change the machine-controller's hash: apply would not write it")
+	}
+	if !strings.Contains(string(d.Rendered.NodeCredentials["proxy.env"]), "HTTPS_PROXY=http://proxy.example.com:3128\n") {
+		t.Errorf("the node credentials lack the proxy: %q", d.Rendered.NodeCredentials)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -29,8 +30,8 @@ var bootstrapAllowed = map[string][]string{
 }
 
 // TestNodeCredentialsRBAC authenticates with real bootstrap tokens (the API server's bootstrap
-// token authenticator, as kubeadm runs it) and shows that a token in the machine-controller's
-// groups may read the one Secret of node credentials, by name, and nothing else: no other
+// token authenticator, as kubeadm runs it) and shows that a token in the groups the
+// machine-controller gives its tokens may read the one Secret of node credentials, by name, and nothing else: no other
 // Secret, not its own token, no list or watch, not the same name in another namespace. A token
 // as kubeadm makes them (without the group) may not read it.
 func TestNodeCredentialsRBAC(t *testing.T) {
@@ -48,7 +49,7 @@ func TestNodeCredentialsRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pool := bootstrapToken(t, env, "poolaa", "system:bootstrappers:kubeadm:default-node-token,"+bootstrap.CredentialsGroup, time.Hour)
+	pool := bootstrapToken(t, env, "poolaa", machine.TokenGroups, time.Hour)
 	kube := tokenClient(t, env, pool)
 	secrets := kube.CoreV1().Secrets(bootstrap.CredentialsNamespace)
 	// The authenticator reads token Secrets through an informer: a new one counts a moment later.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -156,8 +157,9 @@ func sortedKeys(m map[string]bool) []string {
 // kube-system, since bootstrap tokens have names made per Machine; the admission policy of
 // manifests/machine-controller/secrets-policy.yaml narrows that to bootstrap token Secrets
 // labelled with a Machine's UID. The service account can neither delete the cluster's other
-// Secrets (here the node settings) nor create one of another kind, nor read a bootstrap token
-// it made; it can create and delete its own.
+// Secrets (here the node settings) nor create one of another kind or with other groups than the
+// controller gives its tokens, nor read a bootstrap token it made; it can create and delete its
+// own.
 func TestSecretsPolicy(t *testing.T) {
 	env := envtest.Get(t)
 	ctx := context.Background()
@@ -184,6 +186,16 @@ func TestSecretsPolicy(t *testing.T) {
 	}
 	own := unlabelled.DeepCopy()
 	own.Labels = map[string]string{"cluster.k8s.io/machine-uid": "3f1c2a9e-0000-4000-8000-000000000001"}
+	for _, groups := range []string{"", "system:bootstrappers:kubeadm:default-node-token,system:bootstrappers:operators-wide-group"} {
+		other := own.DeepCopy()
+		if groups != "" {
+			other.StringData["auth-extra-groups"] = groups
+		}
+		if _, err := secrets.Create(ctx, other, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "bootstrap tokens carry the groups") {
+			t.Fatalf("creating a labelled bootstrap token with groups %q: %v, want the policy's refusal", groups, err)
+		}
+	}
+	own.StringData["auth-extra-groups"] = machine.TokenGroups
 	made, err := secrets.Create(ctx, own, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating a Machine's bootstrap token: %v", err)

@@ -30,10 +30,10 @@ const (
 	tokenSlack = 10 * time.Minute
 )
 
-// tokenGroups are the groups of a Machine's bootstrap token: kubeadm's for joining nodes (CSR,
+// TokenGroups are the groups of a Machine's bootstrap token: kubeadm's for joining nodes (CSR,
 // kubeadm-config), and the one that may read the node credentials that the Machine's user-data
 // leaves out and the machine fetches with the token (bootstrap.CredentialsSecret).
-const tokenGroups = "system:bootstrappers:kubeadm:default-node-token," + bootstrap.CredentialsGroup
+const TokenGroups = "system:bootstrappers:kubeadm:default-node-token," + bootstrap.CredentialsGroup
 
 // tokenAttempts is how many token IDs a Machine tries. IDs are six characters of [a-z0-9]
 // (kubeadm's format), so two Machines can collide; the next candidate resolves that. A name
@@ -102,7 +102,7 @@ func (r *Reconciler) ensureToken(ctx context.Context, m *v1alpha1.Machine) (stri
 				"expiration":                     exp,
 				"usage-bootstrap-authentication": "true",
 				"usage-bootstrap-signing":        "true",
-				"auth-extra-groups":              tokenGroups,
+				"auth-extra-groups":              TokenGroups,
 				"description":                    fmt.Sprintf("machine-controller: join token of Machine %s/%s", m.Namespace, m.Name),
 			},
 		}

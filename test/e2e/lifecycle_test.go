@@ -286,7 +286,7 @@ func TestLifecycle(t *testing.T) {
 	// cp-2 has been free since reset: it boots as a pool Machine of the upgraded cluster would.
 	t.Run("a pool machine's user-data sets up a fresh host and joins it", func(t *testing.T) {
 		h := h.with(t)
-		h.joinWithUserData(t, h.kube("e2e"), small(current), "cp-2", current)
+		h.joinWithUserData(t, h.kube("e2e"), small(current), "cp-2", current, true)
 	})
 
 	t.Run("HA install of the newest minor, binaries and containerd uploaded", func(t *testing.T) {

@@ -81,7 +81,7 @@ func TestBenchPools(t *testing.T) {
 
 	// The baseline: the same join without the cloud and the controller, by hand on a spare host.
 	start := time.Now()
-	h.joinWithUserData(t, h.kube("e2e"), noPool, "worker-1", current)
+	h.joinWithUserData(t, h.kube("e2e"), noPool, "worker-1", current, false)
 	raw := time.Since(start)
 
 	t.Logf("load average at the end: %s", load())

@@ -14,9 +14,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/slipway-dev/slipway/manifests"
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/controller/machine"
 	"github.com/slipway-dev/slipway/pkg/kube"
 )
 
@@ -26,7 +29,15 @@ import (
 // Machine's Node is. Only the cloud server is missing: the host is seeded with a config drive
 // as Nova lays it out (the OpenStack simulator's servers boot the same image that way), and the
 // node settings come from the manifest as apply writes them, through their Secret encoding.
-func (h *harness) joinWithUserData(t *testing.T, c kubernetes.Interface, manifest, host, version string) {
+//
+// With credentials, the settings also hold a registry password (for a registry the host never
+// pulls from), which the user-data must not carry: the cluster gets the node credentials
+// Secret and its Role and RoleBinding as the machine-controller step writes them, the token
+// the controller's groups, and the host fetches the password with that token before its setup
+// (bootstrap's fetch-credentials, run by cloud-init's Python). After the join containerd's
+// config.toml holds it, root-only, the fetched files and the fetch's configuration are gone, and
+// neither the user-data cloud-init kept nor its output log holds it.
+func (h *harness) joinWithUserData(t *testing.T, c kubernetes.Interface, manifest, host, version string, credentials bool) {
 	ctx := context.Background()
 	loaded, err := config.Load(ctx, config.Options{ManifestPath: manifest})
 	if err != nil {
@@ -40,6 +51,17 @@ func (h *harness) joinWithUserData(t *testing.T, c kubernetes.Interface, manifes
 	if err != nil {
 		t.Fatal(err)
 	}
+	groups := "system:bootstrappers:kubeadm:default-node-token"
+	const password = "e2e-registry-passw0rd"
+	if credentials {
+		groups = machine.TokenGroups
+		if settings.Cluster.ContainerRuntime.Containerd.Registries == nil {
+			settings.Cluster.ContainerRuntime.Containerd.Registries = map[string]v1beta1.ContainerdRegistry{}
+		}
+		settings.Cluster.ContainerRuntime.Containerd.Registries["credentials-only.e2e.example"] = v1beta1.ContainerdRegistry{
+			Auth: &v1beta1.RegistryAuth{Username: "e2e", Password: password}}
+		h.publishNodeCredentials(t, c, settings)
+	}
 	cm, err := c.CoreV1().ConfigMaps(metav1.NamespacePublic).Get(ctx, "cluster-info", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +70,9 @@ func (h *harness) joinWithUserData(t *testing.T, c kubernetes.Interface, manifes
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A bootstrap token as kubeadm makes them; the controller makes one per Machine the same way.
-	out, err := h.onHost("cp-1", "kubeadm token create --ttl 15m")
+	// A bootstrap token as kubeadm makes them; the controller makes one per Machine the same way,
+	// in the same groups.
+	out, err := h.onHost("cp-1", "kubeadm token create --ttl 15m --groups "+groups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +145,48 @@ func (h *harness) joinWithUserData(t *testing.T, c kubernetes.Interface, manifes
 [ "$(stat -c %a /etc/slipway/node/prerequisites.sh)" = 700 ] || { echo "the setup scripts are not root-only"; exit 1; }`); err != nil {
 		t.Error(err, out)
 	}
+	if !credentials {
+		return
+	}
+	if strings.Contains(ud, password) {
+		t.Error("the user-data holds the registry password")
+	}
+	if out, err := h.onHost(host, `set -e
+grep -q 'slipway-join: fetched containerd-auth-v2.toml, containerd-auth-v3.toml from Secret kube-system/`+bootstrap.CredentialsSecret+`' /var/log/cloud-init-output.log || { echo "cloud-init-output.log does not show the credentials fetched"; exit 1; }
+test ! -e /run/slipway/credentials || { echo "the fetched credentials are left in /run/slipway/credentials"; exit 1; }
+test ! -e /run/slipway/fetch.json || { echo "the fetch's configuration with its token is left"; exit 1; }
+grep -q 'password = "`+password+`"' /etc/containerd/config.toml || { echo "containerd's config.toml lacks the fetched registry password"; exit 1; }
+[ "$(stat -c %a /etc/containerd/config.toml)" = 600 ] || { echo "containerd's config.toml with the password is not root-only"; exit 1; }
+! grep -rqs '`+password+`' /var/lib/cloud/instance/ /var/log/cloud-init-output.log /var/log/cloud-init.log || { echo "cloud-init kept the registry password"; exit 1; }`); err != nil {
+		t.Error(err, out)
+	}
+}
+
+// publishNodeCredentials writes the node credentials of settings into the cluster with their
+// Role and RoleBinding, as the machine-controller step of apply does (the small cluster runs no
+// machine-controller), and removes them when the test ends.
+func (h *harness) publishNodeCredentials(t *testing.T, c kubernetes.Interface, settings bootstrap.Settings) {
+	ctx := context.Background()
+	data, err := bootstrap.Credentials(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: bootstrap.CredentialsNamespace, Name: bootstrap.CredentialsSecret}, Data: data}
+	if _, err := c.CoreV1().Secrets(sec.Namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rbac, err := manifests.FS.ReadFile("machine-controller/node-credentials.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+	if out, err := h.onHost("cp-1", kubectl+"apply -f - <<'EOF'\n"+string(rbac)+"EOF"); err != nil {
+		t.Fatal(err, out)
+	}
+	t.Cleanup(func() {
+		_ = c.CoreV1().Secrets(sec.Namespace).Delete(context.Background(), sec.Name, metav1.DeleteOptions{})
+		_, _ = h.onHost("cp-1", kubectl+"delete --ignore-not-found -n kube-system role,rolebinding slipway:node-credentials")
+	})
 }
 
 func b64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -124,7 +125,7 @@ machineController:
 			}
 		}
 		h.mustApply(m)
-		if after := h.runningState(t, hosts); after != before {
+		if after := h.runningState(t, hosts); !before.kept(after) {
 			t.Errorf("adoption restarted something:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
 		if p := h.plan(m); len(p.Steps) != 0 {
@@ -222,21 +223,59 @@ func (h *harness) installLikeKubeOne(t *testing.T, m map[string]any, cp, worker 
 	return pods
 }
 
-// runningState is, per host, the IDs of the running control-plane and CNI containers and the
-// main PIDs of containerd and the kubelet: any restart changes it.
-func (h *harness) runningState(t *testing.T, hosts []string) string {
+// hostState is, per host, the IDs of its running containers and the main PIDs of containerd and
+// the kubelet.
+type hostState map[string]struct {
+	containers map[string]bool
+	pids       string
+}
+
+// runningState reads every host's hostState.
+func (h *harness) runningState(t *testing.T, hosts []string) hostState {
 	t.Helper()
-	var b strings.Builder
+	st := hostState{}
 	for _, host := range hosts {
 		out, err := h.onHost(host, "set -o pipefail; crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -q --state running 2>/dev/null | sort | tr '\\n' ' '; echo; "+
 			"systemctl show -p MainPID --value containerd kubelet | tr '\\n' ' '")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ids, _, _ := strings.Cut(out, "\n"); strings.TrimSpace(ids) == "" {
+		ids, pids, _ := strings.Cut(out, "\n")
+		if strings.TrimSpace(ids) == "" {
 			t.Fatalf("%s runs no container", host)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", host, strings.TrimSpace(out))
+		e := st[host]
+		e.containers, e.pids = map[string]bool{}, strings.TrimSpace(pids)
+		for _, id := range strings.Fields(ids) {
+			e.containers[id] = true
+		}
+		st[host] = e
+	}
+	return st
+}
+
+// kept reports whether nothing of s was restarted in after: containerd and the kubelet kept their
+// PIDs and every container of s still runs. A container that started meanwhile (a pod of the
+// fresh cluster that was still being scheduled, such as CoreDNS once the CNI is up) is not a
+// restart: comparing the whole lists made the test fail on it.
+func (s hostState) kept(after hostState) bool {
+	for host, e := range s {
+		if after[host].pids != e.pids {
+			return false
+		}
+		for id := range e.containers {
+			if !after[host].containers[id] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s hostState) String() string {
+	var b strings.Builder
+	for _, host := range slices.Sorted(maps.Keys(s)) {
+		fmt.Fprintf(&b, "%s: %s | containerd, kubelet %s\n", host, strings.Join(slices.Sorted(maps.Keys(s[host].containers)), " "), s[host].pids)
 	}
 	return b.String()
 }

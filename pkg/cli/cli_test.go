@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,7 +99,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"unknown flag", []string{"config", "dump", "--nope"}, ExitUsage, "unknown flag: --nope"},
 		{"bad output format", []string{"config", "dump", "-o", "xml", "-m", "x"}, ExitUsage, `--output "xml" is not supported`},
 		{"zero pools timeout", []string{"apply", "--pools-timeout", "0s", "-m", "x"}, ExitUsage, "--pools-timeout 0s: must be positive"},
-		{"no manifest", []string{"config", "dump"}, ExitConfig, "pass -m/--manifest"},
+		{"no manifest", []string{"config", "dump"}, ExitUsage, "pass -m/--manifest"},
 		{"a manifest path with control characters", []string{"config", "dump", "-m", "/nonexistent/\x1b[2Jx\ty.yaml"}, ExitConfig, `/nonexistent/\x1b[2Jx` + "\t" + `y.yaml is invalid`},
 		{"unknown field", []string{"config", "dump", "-m", write("a.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
 		{"bad cidr", []string{"config", "dump", "-m", write("b.yaml", head+"clusterNetwork: {podSubnet: 10.0.0/8}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "clusterNetwork.podSubnet: Invalid value"},
@@ -105,7 +107,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"duplicate host", []string{"config", "dump", "-m", write("d.yaml", head+"apiEndpoint: {host: lb}\ncontrolPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}, {publicAddress: 10.0.0.1, sshPrivateKeyFile: id}]}\n")}, ExitConfig, "controlPlane.hosts[1].publicAddress: Duplicate value"},
 		{"injection", []string{"config", "dump", "-m", write("e.yaml", head+strings.ReplaceAll(host, "%s", `, hostname: "a;rm -rf /"`))}, ExitConfig, `controlPlane.hosts[0].hostname: Invalid value: "a;rm -rf /"`},
 		{"bad terraform", []string{"config", "dump", "-m", write("f.yaml", head), "-t", write("tf.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
-		{"images: no manifest", []string{"config", "images"}, ExitConfig, "pass -m/--manifest"},
+		{"images: no manifest", []string{"config", "images"}, ExitUsage, "pass -m/--manifest"},
 		{"images: missing manifest", []string{"config", "images", "-m", "/nonexistent/cluster.yaml"}, ExitConfig, "/nonexistent/cluster.yaml is invalid: reading manifest"},
 		{"images: unknown field", []string{"config", "images", "-m", write("g.yaml", head+"bogus: 1\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "bogus: Forbidden"},
 		{"images: openstack without external", []string{"config", "images", "-m", write("h.yaml", head+"cloudProvider: {openstack: {}}\n"+strings.ReplaceAll(host, "%s", ""))}, ExitConfig, "cloudProvider.external: Required value"},
@@ -114,7 +116,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"images: bad terraform", []string{"config", "images", "-m", write("j.yaml", head), "-t", write("tf2.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
 		{"version json", []string{"version", "-o", "json"}, ExitOK, ""},
 		{"status: bad output format", []string{"status", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
-		{"status: no manifest", []string{"status"}, ExitConfig, "pass -m/--manifest"},
+		{"status: no manifest", []string{"status"}, ExitUsage, "pass -m/--manifest"},
 		{"etcd: unknown subcommand", []string{"etcd", "restore"}, ExitUsage, `unknown command "restore" for "slipway etcd"`},
 		{"etcd snapshot without a file", []string{"etcd", "snapshot", "-m", "x"}, ExitUsage, "snapshot needs -o FILE"},
 		{"kubeconfig: --group without --user", []string{"kubeconfig", "--group", "dev", "-m", "x"}, ExitUsage, "--group, --ttl and --allow-system-identity need --user"},
@@ -134,16 +136,16 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"etcd disarm: two members", []string{"etcd", "disarm", "cp-1", "cp-2", "-m", "x"}, ExitUsage, `slipway etcd disarm takes one MEMBER, got ["cp-1" "cp-2"]`},
 		{"etcd disarm: an empty member", []string{"etcd", "disarm", "", "-m", "x"}, ExitUsage, "slipway etcd disarm: the MEMBER is empty"},
 		{"etcd disarm: bad output format", []string{"etcd", "disarm", "--all", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
-		{"etcd disarm: no manifest", []string{"etcd", "disarm", "--all"}, ExitConfig, "pass -m/--manifest"},
+		{"etcd disarm: no manifest", []string{"etcd", "disarm", "--all"}, ExitUsage, "pass -m/--manifest"},
 		{"certificates renew: bad output format", []string{"certificates", "renew", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
-		{"certificates renew: no manifest", []string{"certificates", "renew"}, ExitConfig, "pass -m/--manifest"},
+		{"certificates renew: no manifest", []string{"certificates", "renew"}, ExitUsage, "pass -m/--manifest"},
 		{"proxy: bad listen address", []string{"proxy", "--listen", "8080", "-m", "x"}, ExitUsage, `--listen "8080": want host:port`},
 		{"proxy: every address", []string{"proxy", "--listen", ":8080", "-m", "x"}, ExitUsage, "--listen :8080 is not a loopback address: anyone who reaches it could tunnel to the cluster's API through your SSH connections; listen on 127.0.0.1, or pass --allow-remote if you mean it"},
 		{"proxy: a private address", []string{"proxy", "--listen", "10.0.0.5:8080", "-m", "x"}, ExitUsage, "pass --allow-remote"},
 		{"proxy: --allow-remote warns", []string{"proxy", "--listen", "0.0.0.0:8080", "--allow-remote", "-m", "x"}, ExitConfig, "Warning: --listen 0.0.0.0:8080 is not a loopback address"},
 		{"proxy: bad output format", []string{"proxy", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"proxy: an argument", []string{"proxy", "cp-1", "-m", "x"}, ExitUsage, `slipway proxy takes no arguments, got ["cp-1"]`},
-		{"proxy: no manifest", []string{"proxy"}, ExitConfig, "pass -m/--manifest"},
+		{"proxy: no manifest", []string{"proxy"}, ExitUsage, "pass -m/--manifest"},
 		{"kubeconfig: bad proxy URL scheme", []string{"kubeconfig", "--proxy-url", "ftp://127.0.0.1:8080", "-m", "x"}, ExitUsage, "the scheme must be http, https or socks5"},
 		{"kubeconfig: proxy URL without a host", []string{"kubeconfig", "--proxy-url", "127.0.0.1:8080", "-m", "x"}, ExitUsage, `--proxy-url "127.0.0.1:8080"`},
 		{"apply: --pki-backup without --restore-from", []string{"apply", "--pki-backup", "p.tar.gz", "-m", "x"}, ExitUsage, "--pki-backup is read only with --restore-from"},
@@ -195,5 +197,44 @@ func TestCompletion(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "slipway") {
 			t.Errorf("completion %s: code %d", shell, code)
 		}
+	}
+}
+
+// TestExitCodeTable: the root help prints one table of every exit code the CLI returns, and the
+// README's "Exit codes" section documents the same codes, no more and no fewer.
+func TestExitCodeTable(t *testing.T) {
+	help, _, code := run(t, "", "--help")
+	if code != ExitOK {
+		t.Fatalf("--help: code %d", code)
+	}
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n### Exit codes\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	documented := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 2 {
+			if c := strings.TrimSpace(cells[1]); c != "" && strings.Trim(c, "0123456789") == "" {
+				documented[c] = true
+			}
+		}
+	}
+	for _, c := range []int{ExitOK, ExitFailure, ExitUsage, ExitConfig, ExitUnhealthy, ExitInterrupted} {
+		s := strconv.Itoa(c)
+		if !documented[s] {
+			t.Errorf("the README's exit code table lacks %d", c)
+		}
+		delete(documented, s)
+		if !regexp.MustCompile(`(?m)^ +` + s + `  \S`).MatchString(help) {
+			t.Errorf("the root help's exit code table lacks %d:\n%s", c, help)
+		}
+	}
+	for c := range documented {
+		t.Errorf("the README documents exit code %s, which the CLI does not return", c)
+	}
+	if len(exitCodes) != 6 {
+		t.Errorf("the help's table has %d rows, want the 6 codes", len(exitCodes))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/internal/escape"
@@ -13,11 +14,35 @@ import (
 const (
 	ExitOK          = 0
 	ExitFailure     = 1 // the operation failed: a host, the cluster or the environment
-	ExitUsage       = 2 // wrong command line: unknown command or flag, missing argument
+	ExitUsage       = 2 // wrong command line: unknown command or flag, missing argument or manifest
 	ExitConfig      = 3 // the manifest or the Terraform output is invalid
-	ExitUnhealthy   = 4 // status found the cluster unhealthy
+	ExitUnhealthy   = 4 // status or certificates check found the cluster unhealthy
 	ExitInterrupted = 130
 )
+
+// exitCodes is the table of exit codes that the root command's help prints and the README's
+// "Exit codes" section documents at length (a test keeps the two to the same codes).
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{ExitOK, "success"},
+	{ExitFailure, "the operation failed: a host, the cluster or the environment"},
+	{ExitUsage, "wrong command line: unknown command or flag, bad flag value, missing argument or -m"},
+	{ExitConfig, "invalid manifest, Terraform output or other input file, checked before any host is reached"},
+	{ExitUnhealthy, "status or certificates check found the cluster unhealthy (the problems are listed)"},
+	{ExitInterrupted, "interrupted"},
+}
+
+// exitCodeTable renders exitCodes for the root command's help.
+func exitCodeTable() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:\n")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "  %3d  %s\n", e.code, e.meaning)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // UsageError is a wrong command line.
 type UsageError struct{ Err error }
@@ -39,11 +64,12 @@ func ErrorMessage(err error) string {
 // ExitCode maps an error returned by a command to the process exit code.
 func ExitCode(err error) int {
 	var ue *UsageError
+	var ae *config.ArgumentError
 	var ce *config.Error
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &ae):
 		return ExitUsage
 	case errors.As(err, &ce):
 		return ExitConfig

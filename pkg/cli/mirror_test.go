@@ -141,7 +141,7 @@ func TestMirrorImagesErrors(t *testing.T) {
 		{"bad platform", []string{"mirror-images", "-m", m, "--platform", "amd64", "a.example"}, ExitUsage, `--platform "amd64": want os/arch`},
 		{"no parallelism", []string{"mirror-images", "-m", m, "--parallel", "0", "a.example"}, ExitUsage, "--parallel 0: must be at least 1"},
 		{"unknown flag", []string{"mirror-images", "-m", m, "--force", "a.example"}, ExitUsage, "unknown flag: --force"},
-		{"no manifest", []string{"mirror-images", "a.example"}, ExitConfig, "pass -m/--manifest"},
+		{"no manifest", []string{"mirror-images", "a.example"}, ExitUsage, "pass -m/--manifest"},
 		{"refused", []string{"mirror-images", "-m", m, "--insecure", refusing.Host, "-o", "json"}, ExitFailure,
 			fmt.Sprintf("%d of %d images failed:", len(digests), len(digests))},
 	}

@@ -37,8 +37,7 @@ func NewRootCommand(s Streams) *cobra.Command {
 cluster on hosts it reaches over SSH, keeps it converged (install, repair, upgrade), and
 manages OpenStack worker pools through its in-cluster machine-controller.
 
-Exit codes: 0 success, 1 the operation failed, 2 wrong command line,
-3 invalid manifest or Terraform output, 130 interrupted.`,
+` + exitCodeTable(),
 		Example: `  # Start a manifest, then see what it expands to with your Terraform output
   slipway config print > cluster.yaml
   slipway config dump -m cluster.yaml -t ./terraform

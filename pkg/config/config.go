@@ -89,13 +89,22 @@ func shorten(msg string) string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Load reads, merges, defaults and validates. Problems with the inputs are returned as *Error.
+// ArgumentError is a command line that names no input to load: no manifest, or the manifest
+// and the Terraform output both on stdin. It is the caller's mistake, not the inputs', and
+// commands report it as a wrong command line.
+type ArgumentError struct{ Err error }
+
+func (e *ArgumentError) Error() string { return e.Err.Error() }
+func (e *ArgumentError) Unwrap() error { return e.Err }
+
+// Load reads, merges, defaults and validates. Problems with the inputs are returned as *Error,
+// options that name no input to read as *ArgumentError.
 func Load(ctx context.Context, opts Options) (*Result, error) {
 	if opts.ManifestPath == "" {
-		return nil, &Error{Source: "command line", Err: errors.New("no manifest: pass -m/--manifest with the cluster manifest (slipway config print writes a starting point)")}
+		return nil, &ArgumentError{Err: errors.New("no manifest: pass -m/--manifest with the cluster manifest (slipway init or slipway config print writes a starting point)")}
 	}
 	if opts.ManifestPath == "-" && opts.TerraformSource == "-" {
-		return nil, &Error{Source: "command line", Err: errors.New("the manifest and the Terraform output cannot both be read from stdin")}
+		return nil, &ArgumentError{Err: errors.New("the manifest and the Terraform output cannot both be read from stdin")}
 	}
 	data, err := readManifest(opts)
 	if err != nil {

@@ -99,18 +99,21 @@ func TestLoadInputErrors(t *testing.T) {
 		name string
 		opts Options
 		want string
+		// argument: the options name no input (*ArgumentError), rather than a bad one (*Error).
+		argument bool
 	}{
-		{"no manifest", Options{}, "no manifest: pass -m/--manifest"},
-		{"both on stdin", Options{ManifestPath: "-", TerraformSource: "-"}, "cannot both be read from stdin"},
-		{"missing file", Options{ManifestPath: "testdata/nope.yaml"}, "no such file"},
-		{"missing terraform file", Options{ManifestPath: "testdata/valid-minimal.yaml", TerraformSource: "testdata/nope.json"}, "no such file"},
+		{"no manifest", Options{}, "no manifest: pass -m/--manifest", true},
+		{"both on stdin", Options{ManifestPath: "-", TerraformSource: "-"}, "cannot both be read from stdin", true},
+		{"missing file", Options{ManifestPath: "testdata/nope.yaml"}, "no such file", false},
+		{"missing terraform file", Options{ManifestPath: "testdata/valid-minimal.yaml", TerraformSource: "testdata/nope.json"}, "no such file", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(context.Background(), tt.opts)
 			var ce *Error
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("got %v, want a config error containing %q", err, tt.want)
+			var ae *ArgumentError
+			if errors.As(err, &ce) == tt.argument || errors.As(err, &ae) != tt.argument || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v (%T), want an error containing %q (an argument error: %t)", err, err, tt.want, tt.argument)
 			}
 		})
 	}

@@ -66,35 +66,46 @@ func newEtcdMembersCommand(g *globalOptions, s Streams) *cobra.Command {
 
 func newEtcdSnapshotCommand(g *globalOptions, s Streams) *cobra.Command {
 	var (
-		sf   sshFlags
-		file string
+		sf     sshFlags
+		file   string
+		output string
 	)
 	cmd := &cobra.Command{
-		Use:   "snapshot -o FILE",
+		Use:   "snapshot --file FILE",
 		Short: "Save a consistent snapshot of etcd to a file on this machine",
 		Long: `snapshot streams a consistent snapshot of etcd (as etcdctl snapshot save takes it) from a
-control plane to FILE on this machine, checks the SHA-256 etcd appends to it, and writes
+control plane to --file FILE on this machine, checks the SHA-256 etcd appends to it, and writes
 FILE.sha256 beside it (sha256sum -c reads it). FILE is written with mode 0600: it holds every
 Secret of the cluster. An existing FILE is never overwritten, and an interrupted snapshot leaves
-no file behind.`,
-		Example: `  slipway etcd snapshot -m cluster.yaml -o etcd-$(date +%F).db`,
-		Args:    noArgs,
+no file behind. -o is the output format of the result (its path, size and SHA-256), as
+everywhere else.`,
+		Example: `  slipway etcd snapshot -m cluster.yaml --file etcd-$(date +%F).db
+  slipway etcd snapshot -m cluster.yaml --file etcd.db -o json | jq -r .sha256`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				// Before --file, -o named the snapshot's file.
+				return usageErrorf("--output %q is not an output format (text or json): the snapshot's file is given with --file, as in slipway etcd snapshot --file %s", output, output)
+			}
 			if file == "" {
-				return usageErrorf("snapshot needs -o FILE")
+				return usageErrorf("snapshot needs --file FILE, the file to write the snapshot to")
 			}
 			return sf.with(cmd, g, s, func(target *cluster.Target) error {
 				snap, err := cluster.EtcdSnapshot(cmd.Context(), target, file)
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(s.Out, "etcd snapshot written to %s (%.1f MiB, sha256 %s)\n", snap.Path, float64(snap.Bytes)/(1<<20), snap.SHA256)
+				if output == "json" {
+					return printJSON(s.Out, snap)
+				}
+				_, err = fmt.Fprintf(s.Out, "etcd snapshot written to %s (%s, sha256 %s)\n", snap.Path, mib(snap.Bytes), snap.SHA256)
 				return err
 			})
 		},
 	}
 	sf.add(cmd)
-	cmd.Flags().StringVarP(&file, "output", "o", "", "file to write the snapshot to (required; never overwritten)")
+	cmd.Flags().StringVar(&file, "file", "", "file to write the snapshot to (required; never overwritten)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
 

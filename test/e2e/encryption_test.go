@@ -105,7 +105,7 @@ func (h *harness) writeMarkedSecret(t *testing.T, c kubernetes.Interface, name s
 // (it was only ever written encrypted), and a value under the key's aescbc prefix must.
 func (h *harness) expectStoredEncrypted(t *testing.T, manifest, marker, key string) {
 	file := filepath.Join(h.dir, "encryption-"+key+".db")
-	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", file); r.code != 0 {
+	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "--file", file); r.code != 0 {
 		t.Fatalf("etcd snapshot: exit code %d", r.code)
 	}
 	data, err := os.ReadFile(file)

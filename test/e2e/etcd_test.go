@@ -46,7 +46,7 @@ func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(h.dir, "etcd.db")
-	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", file); r.code != 0 {
+	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "--file", file); r.code != 0 {
 		t.Fatalf("etcd snapshot: exit code %d\n%s", r.code, r.out)
 	}
 	fi, err := os.Stat(file)
@@ -72,7 +72,7 @@ func (h *harness) checkEtcd(t *testing.T, manifest string, controlPlanes int) {
 	if out, err := check.CombinedOutput(); err != nil {
 		t.Errorf("sha256sum -c: %v\n%s", err, out)
 	}
-	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "-o", file); r.code != 1 || !strings.Contains(r.out, "does not overwrite") {
+	if r := h.slipway(nil, "etcd", "snapshot", "-m", manifest, "--file", file); r.code != 1 || !strings.Contains(r.out, "does not overwrite") {
 		t.Errorf("a second snapshot to the same file: exit code %d; want 1 and a refusal\n%s", r.code, r.out)
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(after, data) {

@@ -8,6 +8,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/spf13/cobra"
 
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 	"github.com/slipway-dev/slipway/pkg/mirror"
 	"github.com/slipway-dev/slipway/pkg/version"
 )
@@ -107,7 +108,7 @@ like its host; --insecure allows plain http and unverified TLS.`,
 						failed++
 					}
 				}
-				return fmt.Errorf("%d of %d images failed:\n%w", failed, len(results), runErr)
+				return fmt.Errorf("%d of %s failed:\n%w", failed, plural.Count(len(results), "image"), runErr)
 			}
 			return nil
 		},
@@ -159,7 +160,7 @@ func summary(w io.Writer, registry string, rs []mirror.Result, took time.Duratio
 		count[r.Status]++
 		bytes += r.Bytes
 	}
-	fmt.Fprintf(w, "%d images for %s in %.1fs:", len(rs), registry, took.Seconds())
+	fmt.Fprintf(w, "%s for %s in %.1fs:", plural.Count(len(rs), "image"), registry, took.Seconds())
 	sep := " "
 	for _, st := range []mirror.Status{mirror.Copied, mirror.Present, mirror.WouldCopy, mirror.Skipped, mirror.Failed} {
 		if count[st] > 0 {

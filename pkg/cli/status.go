@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipway-dev/slipway/pkg/cluster"
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 )
 
 // ErrUnhealthy is returned by status for a cluster that is not healthy; it exits with
@@ -49,7 +50,7 @@ replicas. status then lists why and exits with code 4, so that it can gate scrip
 					return err
 				}
 				if !st.Healthy {
-					return fmt.Errorf("%w: %d problems", ErrUnhealthy, len(st.Problems))
+					return fmt.Errorf("%w: %s", ErrUnhealthy, plural.Count(len(st.Problems), "problem"))
 				}
 				return nil
 			})

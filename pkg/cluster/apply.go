@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
@@ -75,7 +76,7 @@ func Apply(ctx context.Context, t *Target, opts ApplyOptions) (err error) {
 		defer func() { err = lockLostCause(ctx, err) }()
 	}
 	api := t.access()
-	fmt.Fprintf(opts.Log, "Probing %d hosts...\n", len(t.Nodes))
+	fmt.Fprintf(opts.Log, "Probing %s...\n", plural.Count(len(t.Nodes), "host"))
 	observed, err := probe.All(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, API: api, Parallel: opts.Parallel, Log: opts.Log,
 		AddonSet: t.Manifest.Name, AddonKinds: addonKinds(inputs.Addons)})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -111,9 +112,14 @@ func TestApplyRefusesWithoutConfirmation(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	target, _ = fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
-	err = Apply(context.Background(), target, ApplyOptions{Out: &bytes.Buffer{}, Confirm: func(string) (bool, error) { return false, nil }})
+	var out bytes.Buffer
+	err = Apply(context.Background(), target, ApplyOptions{Out: &out, Confirm: func(string) (bool, error) { return false, nil }})
 	if err != ErrNotConfirmed {
 		t.Fatalf("declined plan: %v", err)
+	}
+	// A count is said as English says it: one host, and the plan's steps.
+	if !strings.Contains(out.String(), "Probing 1 host...\n") || !regexp.MustCompile(`\): [0-9]+ steps?\n`).MatchString(out.String()) {
+		t.Errorf("apply's output on one host:\n%s", out.String())
 	}
 }
 

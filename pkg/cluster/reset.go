@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/slipway-dev/slipway/pkg/access"
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/probe"
@@ -50,7 +51,7 @@ func Reset(ctx context.Context, t *Target, opts ResetOptions) (err error) {
 	}
 	defer unlock()
 	defer func() { err = lockLostCause(ctx, err) }()
-	fmt.Fprintf(opts.Out, "Probing %d hosts...\n", len(t.Nodes))
+	fmt.Fprintf(opts.Out, "Probing %s...\n", plural.Count(len(t.Nodes), "host"))
 	observed, err := probe.Hosts(ctx, probe.Input{Nodes: t.Nodes, SSH: t.SSH, Parallel: opts.Parallel})
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func TestLoadWithTerraformHosts(t *testing.T) {
 			{"198.51.100.11", "10.0.1.11", ""}, {"198.51.100.12", "10.0.1.12", ""}, {"198.51.100.13", "10.0.1.13", ""}}},
 		{capture: "mismatched", wantErr: []string{
 			"slipway_hosts.value.control_plane.private_address: Invalid value: \"2 entries\": must have one entry per public_address (3)",
-			"slipway_hosts.value.control_plane.ssh_host_keys: Invalid value: \"1 entries\": must have one entry per public_address (3)"}},
+			"slipway_hosts.value.control_plane.ssh_host_keys: Invalid value: \"1 entry\": must have one entry per public_address (3)"}},
 		{capture: "private-mismatched", wantErr: []string{
 			"slipway_hosts.value.control_plane.hostnames: Invalid value: \"2 entries\": must have one entry per private_address (3)"}},
 		{capture: "no-hosts", wantErr: []string{

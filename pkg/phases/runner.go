@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 	"github.com/slipway-dev/slipway/pkg/plan"
 	"github.com/slipway-dev/slipway/pkg/ssh"
 )
@@ -76,7 +77,7 @@ func (x *Runner) Run(ctx context.Context, r *Run, p *plan.Plan) error {
 		}
 		i = j
 	}
-	r.printf("Done: %d steps in %s\n", len(p.Steps), x.elapsed())
+	r.printf("Done: %s in %s\n", plural.Count(len(p.Steps), "step"), x.elapsed())
 	return nil
 }
 

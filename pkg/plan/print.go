@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 )
 
 // Print writes the plan for humans, one step per line, like a terraform plan.
@@ -15,7 +17,7 @@ func Print(w io.Writer, cluster, version string, p *Plan) {
 		fmt.Fprintf(w, "Cluster %q (Kubernetes v%s) is up to date: nothing to do.\n", cluster, version)
 		return
 	}
-	fmt.Fprintf(w, "Plan for cluster %q (Kubernetes v%s): %d steps\n", cluster, version, len(p.Steps))
+	fmt.Fprintf(w, "Plan for cluster %q (Kubernetes v%s): %s\n", cluster, version, plural.Count(len(p.Steps), "step"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, s := range p.Steps {
 		host := s.Host

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/pkg/internal/plural"
 )
 
 // The address lists of a host group, by their names in the output.
@@ -46,10 +47,10 @@ func (g *HostGroup) hosts(p *field.Path) ([]v1beta1.Host, field.ErrorList) {
 		switch {
 		case l.name == by || l.len == 0 || l.len == n:
 		case n == 0:
-			errs = append(errs, field.Invalid(p.Child(l.name), fmt.Sprintf("%d entries", l.len),
+			errs = append(errs, field.Invalid(p.Child(l.name), plural.Count(l.len, "entry", "entries"),
 				"but neither public_address nor private_address lists a host"))
 		default:
-			errs = append(errs, field.Invalid(p.Child(l.name), fmt.Sprintf("%d entries", l.len),
+			errs = append(errs, field.Invalid(p.Child(l.name), plural.Count(l.len, "entry", "entries"),
 				fmt.Sprintf("must have one entry per %s (%d)", by, n)))
 		}
 	}

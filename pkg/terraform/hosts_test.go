@@ -100,7 +100,7 @@ func TestMergeHosts(t *testing.T) {
 			file: "output-mismatched.json",
 			wantErr: []string{
 				`slipway_hosts.value.control_plane.private_address: Invalid value: "2 entries": must have one entry per public_address (3)`,
-				`slipway_hosts.value.control_plane.ssh_host_keys: Invalid value: "1 entries": must have one entry per public_address (3)`,
+				`slipway_hosts.value.control_plane.ssh_host_keys: Invalid value: "1 entry": must have one entry per public_address (3)`,
 			},
 		},
 		{
@@ -179,7 +179,7 @@ func TestMergeHostsPerEntry(t *testing.T) {
 		{"mixed", `"public_address": ["198.51.100.1", ""], "private_address": ["10.0.0.1", "10.0.0.2"]`, []string{"198.51.100.1", "10.0.0.2"}, ""},
 		{"neither", `"public_address": ["198.51.100.1", ""]`, nil, `slipway_hosts.value.control_plane.public_address[1]: Required value: host 2 has neither a public nor a private address`},
 		{"empty private", `"private_address": ["10.0.0.1", ""]`, nil, `slipway_hosts.value.control_plane.private_address[1]: Required value`},
-		{"hostnames without hosts", `"hostnames": ["a"]`, nil, `slipway_hosts.value.control_plane.hostnames: Invalid value: "1 entries": but neither public_address nor private_address lists a host`},
+		{"hostnames without hosts", `"hostnames": ["a"]`, nil, `slipway_hosts.value.control_plane.hostnames: Invalid value: "1 entry": but neither public_address nor private_address lists a host`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o, err := Parse([]byte(`{"slipway_hosts": {"value": {"control_plane": {` + tt.group + `}}}}`))

@@ -112,7 +112,7 @@ func TestKubeOneOutputErrors(t *testing.T) {
 			`kubeone_hosts.value.control_plane.kubelet.system_reserved: Invalid value: "cpu:200m": entry "cpu:200m" is not name=value`},
 		{"leader that is no host", kubeoneHosts(`"private_address": ["10.0.0.1"], "leader_ip": "10.0.0.9"`), "", `kubeone_hosts.value.control_plane.leader_ip: Invalid value: "10.0.0.9"`},
 		{"host key that is no key", kubeoneHosts(`"private_address": ["10.0.0.1"], "ssh_hosts_keys": ["bm90IGEga2V5"]`), "", `kubeone_hosts.value.control_plane.ssh_hosts_keys[0]`},
-		{"list of the wrong length", kubeoneHosts(`"private_address": ["10.0.0.1", "10.0.0.2"], "hostnames": ["a"]`), "", `kubeone_hosts.value.control_plane.hostnames: Invalid value: "1 entries": must have one entry per private_address (2)`},
+		{"list of the wrong length", kubeoneHosts(`"private_address": ["10.0.0.1", "10.0.0.2"], "hostnames": ["a"]`), "", `kubeone_hosts.value.control_plane.hostnames: Invalid value: "1 entry": must have one entry per private_address (2)`},
 		{"hosts in both places", kubeoneHosts(`"private_address": ["10.0.0.1"]`), "controlPlane:\n  hosts: [{publicAddress: 10.0.0.2}]\n", `control-plane hosts are also in the Terraform output (kubeone_hosts.value.control_plane)`},
 		{"name that differs", kubeoneHosts(`"private_address": ["10.0.0.1"], "cluster_name": "b"`), "name: a\n", `name: Invalid value: "a": differs from kubeone_hosts.value.control_plane.cluster_name "b"`},
 		{"static worker group with a cluster field", `{"kubeone_static_workers": {"value": {"w": {"private_address": ["10.0.0.1"], "untaint": true}}}}`, "",

@@ -8,6 +8,7 @@
 package kubeone
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,9 +150,11 @@ func (c *converter) versions(k *cluster, out *v1beta1.Cluster) {
 	}
 	out.Versions.Kubernetes = v
 	if _, err := v1beta1.ParseKubernetesVersion(v); err != nil {
-		c.errs = append(c.errs, field.Invalid(p, k.Versions.Kubernetes, fmt.Sprintf(
-			"%v; slipway supports Kubernetes %s, so upgrade the cluster with KubeOne into that window (one minor at a time) before you migrate",
-			err, v1beta1.SupportedVersionsText)))
+		msg := err.Error()
+		if errors.Is(err, v1beta1.ErrUnsupportedVersion) {
+			msg += ", so upgrade the cluster with KubeOne into that window (one minor at a time) before you migrate"
+		}
+		c.errs = append(c.errs, field.Invalid(p, k.Versions.Kubernetes, msg))
 	}
 }
 

@@ -349,6 +349,11 @@ func TestConvertErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
+			// Each sentence is said once: the window is named once, not by the version's error
+			// and again by the advice after it.
+			if n := strings.Count(err.Error(), v1beta1.SupportedVersionsText); n > 1 {
+				t.Errorf("the error names the window %d times: %v", n, err)
+			}
 		})
 	}
 }

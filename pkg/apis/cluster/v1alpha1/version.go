@@ -21,10 +21,8 @@ func CheckKubeletVersion(v string) error {
 	if err != nil {
 		return fmt.Errorf("%q is not a semantic version such as 1.36.3: %w", v, err)
 	}
-	lo, hi := kubeversion.MinMinor, kubeversion.MaxMinor
 	if !kubeversion.Supported(sv.Major(), sv.Minor()) {
-		return fmt.Errorf("kubelet %s is outside the supported Kubernetes versions %s (minor versions 1.%d to 1.%d)",
-			v, SupportedKubernetesMinors, lo, hi)
+		return fmt.Errorf("kubelet %s is outside the supported Kubernetes versions %s", v, SupportedKubernetesMinors)
 	}
 	return nil
 }

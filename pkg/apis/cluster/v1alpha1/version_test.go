@@ -13,7 +13,7 @@ func TestCheckKubeletVersion(t *testing.T) {
 	}{
 		{name: "lowest supported", version: "1.35.0"},
 		{name: "highest supported with v", version: "v1.37.2"},
-		{name: "too old names the window", version: "1.32.3", wantErr: "outside the supported Kubernetes versions 1.35-1.37"},
+		{name: "too old names the window", version: "1.32.3", wantErr: "kubelet 1.32.3 is outside the supported Kubernetes versions 1.35-1.37"},
 		{name: "too new", version: "1.38.0", wantErr: "1.35-1.37"},
 		{name: "not semver", version: "latest", wantErr: "not a semantic version"},
 		{name: "partial", version: "1.34", wantErr: "not a semantic version"},
@@ -30,6 +30,9 @@ func TestCheckKubeletVersion(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("CheckKubeletVersion(%q) = %v, want error containing %q", tt.version, err, tt.wantErr)
+			}
+			if n := strings.Count(err.Error(), "1.35"); n > 1 {
+				t.Errorf("CheckKubeletVersion(%q) names the window %d times: %v", tt.version, n, err)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/Masterminds/semver/v3"
@@ -17,6 +18,10 @@ const (
 // SupportedVersionsText describes the window for error messages: "v1.35 to v1.37".
 var SupportedVersionsText = kubeversion.Text
 
+// ErrUnsupportedVersion is ParseKubernetesVersion's error for a release outside the window; it
+// names the window.
+var ErrUnsupportedVersion = errors.New("unsupported version: slipway supports Kubernetes " + SupportedVersionsText)
+
 // ParseKubernetesVersion parses vX.Y.Z (the "v" is optional) and checks that it is a release
 // inside the supported window.
 func ParseKubernetesVersion(s string) (*semver.Version, error) {
@@ -28,7 +33,7 @@ func ParseKubernetesVersion(s string) (*semver.Version, error) {
 		return nil, fmt.Errorf("must be a released version like v1.36.3, without a pre-release or build suffix")
 	}
 	if !kubeversion.Supported(v.Major(), v.Minor()) {
-		return nil, fmt.Errorf("unsupported version: slipway supports Kubernetes %s", SupportedVersionsText)
+		return nil, ErrUnsupportedVersion
 	}
 	return v, nil
 }

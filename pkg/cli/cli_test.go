@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,4 +241,75 @@ func TestExitCodeTable(t *testing.T) {
 	if len(exitCodes) != 6 {
 		t.Errorf("the help's table has %d rows, want the 6 codes", len(exitCodes))
 	}
+}
+
+// TestConfigDumpOmitsEmpty: config dump, in JSON and YAML, leaves out what is empty (a section
+// the manifest does not use, a host without taints) and keeps only the empty objects that are
+// choices (cloudProvider.none: {}, a CNI or an addon selected by its key); the result still
+// loads back to the same dump.
+func TestConfigDumpOmitsEmpty(t *testing.T) {
+	choices := map[string]bool{"none": true, "openstack": true, "flannel": true, "canal": true, "cilium": true, "external": true}
+	var walk func(path string, v any) []string
+	walk = func(path string, v any) []string {
+		var bad []string
+		switch v := v.(type) {
+		case nil:
+			bad = append(bad, path+": null")
+		case map[string]any:
+			key := path[strings.LastIndex(path, ".")+1:]
+			if len(v) == 0 && !choices[key] {
+				bad = append(bad, path+": {}")
+			}
+			for k, e := range v {
+				bad = append(bad, walk(path+"."+k, e)...)
+			}
+		case []any:
+			for i, e := range v {
+				bad = append(bad, walk(fmt.Sprintf("%s[%d]", path, i), e)...)
+			}
+		}
+		return bad
+	}
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) < 3 {
+		t.Fatalf("found %d examples", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			args := []string{"config", "dump", "-m", f}
+			if tf := strings.TrimSuffix(f, ".yaml") + "-tf-output.json"; fileExists(tf) {
+				args = append(args, "-t", tf)
+			}
+			js, stderr, code := run(t, "", append(args, "-o", "json")...)
+			if code != 0 {
+				t.Fatalf("code %d: %s", code, stderr)
+			}
+			var tree map[string]any
+			if err := json.Unmarshal([]byte(js), &tree); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range walk("", tree) {
+				t.Errorf("-o json prints an empty value %s", b)
+			}
+			yml, _, _ := run(t, "", args...)
+			if regexp.MustCompile(`(?m)^\s*(staticWorkers|kubelet|proxy|encryption|etcd|taints): (\{\}|null)$`).MatchString(yml) {
+				t.Errorf("the YAML dump prints an empty section:\n%s", yml)
+			}
+			// The JSON dump is a manifest that loads to the same cluster.
+			again, stderr, code := run(t, "", "config", "dump", "-o", "json", "-m", writeTemp(t, "dump.json", js))
+			if code != 0 || again != js {
+				t.Errorf("the JSON dump does not load back to itself (code %d): %s", code, stderr)
+			}
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func writeTemp(t *testing.T, name, body string) string {
+	t.Helper()
+	return tempWriter(t)(name, body)
 }

@@ -104,7 +104,7 @@ type WorkerProviderSpec struct {
 	// included, naming this list: their boot is not implemented yet.
 	OperatingSystem string `json:"operatingSystem"`
 	// OperatingSystemSpec holds OS-specific settings.
-	OperatingSystemSpec OperatingSystemSpec `json:"operatingSystemSpec,omitempty"`
+	OperatingSystemSpec OperatingSystemSpec `json:"operatingSystemSpec,omitzero"`
 	// SSHPublicKeys are authorized for the machine's default user.
 	SSHPublicKeys []string `json:"sshPublicKeys,omitempty"`
 	// Labels are added to each machine's Node.

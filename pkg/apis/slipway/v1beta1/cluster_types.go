@@ -25,30 +25,30 @@ type Cluster struct {
 
 	// ControlPlane lists the hosts that run the API server, controller manager, scheduler and a
 	// stacked etcd member. Usually supplied by the Terraform output instead.
-	ControlPlane ControlPlane `json:"controlPlane,omitempty"`
+	ControlPlane ControlPlane `json:"controlPlane,omitzero"`
 
 	// StaticWorkers lists worker hosts that slipway joins over SSH (as opposed to workers the
 	// machine-controller creates from Workers). Usually supplied by the Terraform output.
-	StaticWorkers StaticWorkers `json:"staticWorkers,omitempty"`
+	StaticWorkers StaticWorkers `json:"staticWorkers,omitzero"`
 
 	// APIEndpoint is where clients and nodes reach the Kubernetes API: a load balancer for highly
 	// available control planes. Usually supplied by the Terraform output.
-	APIEndpoint APIEndpoint `json:"apiEndpoint,omitempty"`
+	APIEndpoint APIEndpoint `json:"apiEndpoint,omitzero"`
 
 	// ClusterNetwork sets the pod and service networks, the CNI plugin and kube-proxy.
-	ClusterNetwork ClusterNetwork `json:"clusterNetwork,omitempty"`
+	ClusterNetwork ClusterNetwork `json:"clusterNetwork,omitzero"`
 
 	// CloudProvider names the infrastructure the cluster runs on. Exactly one of openstack or none.
 	// Default: none.
-	CloudProvider CloudProvider `json:"cloudProvider,omitempty"`
+	CloudProvider CloudProvider `json:"cloudProvider,omitzero"`
 
 	// ContainerRuntime configures containerd on every host.
-	ContainerRuntime ContainerRuntime `json:"containerRuntime,omitempty"`
+	ContainerRuntime ContainerRuntime `json:"containerRuntime,omitzero"`
 
 	// Kubelet holds kubelet settings for every host. A host's own kubelet settings override them
 	// key by key. They take effect when a host joins; changing them later does not yet
 	// reconfigure running nodes.
-	Kubelet KubeletConfig `json:"kubelet,omitempty"`
+	Kubelet KubeletConfig `json:"kubelet,omitzero"`
 
 	// RegistryConfiguration rewrites where all system images (control plane, CNI,
 	// machine-controller) are pulled from, for sites that mirror every image into one registry.
@@ -56,10 +56,10 @@ type Cluster struct {
 
 	// Assets says where the Kubernetes binaries (kubeadm, kubelet, kubectl) come from. Exactly one
 	// of packages, url or upload. Default: packages from https://pkgs.k8s.io.
-	Assets Assets `json:"assets,omitempty"`
+	Assets Assets `json:"assets,omitzero"`
 
 	// MachineController configures the in-cluster controller that creates worker machines.
-	MachineController MachineController `json:"machineController,omitempty"`
+	MachineController MachineController `json:"machineController,omitzero"`
 
 	// Workers are pools of cloud machines that the machine-controller creates and keeps at the
 	// requested size. Each pool becomes one MachineDeployment in kube-system. Pools may also come
@@ -67,17 +67,17 @@ type Cluster struct {
 	Workers []WorkerPool `json:"workers,omitempty"`
 
 	// Proxy is the HTTP proxy that hosts use to reach package repositories and registries.
-	Proxy Proxy `json:"proxy,omitempty"`
+	Proxy Proxy `json:"proxy,omitzero"`
 
 	// Addons are your own manifests, applied after the cluster and its CNI are up, and pruned
 	// when they leave the folder.
 	Addons *Addons `json:"addons,omitempty"`
 
 	// Encryption encrypts Secrets at rest, in etcd and so in its snapshots and backups.
-	Encryption Encryption `json:"encryption,omitempty"`
+	Encryption Encryption `json:"encryption,omitzero"`
 
 	// Etcd configures what slipway does for the control planes' stacked etcd.
-	Etcd Etcd `json:"etcd,omitempty"`
+	Etcd Etcd `json:"etcd,omitzero"`
 }
 
 // Etcd configures what slipway does for the stacked etcd.

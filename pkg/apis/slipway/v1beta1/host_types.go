@@ -36,9 +36,9 @@ type Host struct {
 	// Taints are added to this host's Node. Control-plane hosts get the
 	// node-role.kubernetes.io/control-plane:NoSchedule taint unless taints are given here; give
 	// an empty list ([]) to schedule workloads on control-plane hosts.
-	Taints []Taint `json:"taints"`
+	Taints []Taint `json:"taints,omitzero"`
 	// Kubelet tunes this host's kubelet.
-	Kubelet KubeletConfig `json:"kubelet,omitempty"`
+	Kubelet KubeletConfig `json:"kubelet,omitzero"`
 	// IsLeader marks the control-plane host that runs kubeadm init. At most one host may set it.
 	// Default: the first control-plane host.
 	IsLeader bool `json:"isLeader,omitempty"`

@@ -12,9 +12,9 @@ type ClusterNetwork struct {
 	NodePortRange string `json:"nodePortRange,omitempty"`
 	// CNI is the pod network plugin. Exactly one of flannel, canal, cilium or external.
 	// Default: flannel.
-	CNI CNI `json:"cni,omitempty"`
+	CNI CNI `json:"cni,omitzero"`
 	// KubeProxy configures kube-proxy.
-	KubeProxy KubeProxy `json:"kubeProxy,omitempty"`
+	KubeProxy KubeProxy `json:"kubeProxy,omitzero"`
 	// UpstreamDNS are DNS servers (IP addresses) that CoreDNS forwards to from hosts whose
 	// /etc/resolv.conf names only loopback servers, as inside containers; without them CoreDNS
 	// would forward to itself. Hosts with a usable resolver ignore it.

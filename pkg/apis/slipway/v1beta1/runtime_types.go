@@ -3,7 +3,7 @@ package v1beta1
 // ContainerRuntime configures the container runtime.
 type ContainerRuntime struct {
 	// Containerd is the only supported runtime.
-	Containerd Containerd `json:"containerd,omitempty"`
+	Containerd Containerd `json:"containerd,omitzero"`
 }
 
 // Containerd configures containerd.
@@ -15,7 +15,7 @@ type Containerd struct {
 	// containerd, or one older than the Kubernetes version needs (containerd 2 from v1.36 on):
 	// <baseURL>/v<version>/containerd-<version>-linux-<arch>.tar.gz, verified against its
 	// .sha256sum file. A node whose containerd is new enough keeps it.
-	Release ContainerdRelease `json:"release,omitempty"`
+	Release ContainerdRelease `json:"release,omitzero"`
 }
 
 // ContainerdRelease is a web server laid out like containerd's GitHub releases.

@@ -22,7 +22,8 @@ func newConfigCommand(g *globalOptions, s Streams) *cobra.Command {
 		Args:  noUnknownCommand,
 		RunE:  helpOrUnknown,
 	}
-	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s), newConfigImagesCommand(g, s), newConfigMigrateCommand(g, s))
+	cmd.AddCommand(newConfigPrintCommand(s), newConfigDumpCommand(g, s), newConfigMachineDeploymentsCommand(g, s), withSpelling(newConfigImagesCommand(g, s), "list", func() *cobra.Command { return newConfigImagesCommand(g, s) }, nil),
+		newConfigMigrateCommand(g, s))
 	return cmd
 }
 
@@ -135,7 +136,7 @@ cloudProvider.openstack and external. The last two are imported from
 machineController.imageArchive instead when it is set. Use it to fill or check the mirror
 that overwriteRegistry names, or to preload hosts. The list is sorted with each image once:
 one reference per line, or with -o json a list of objects naming the components that run
-each image.`,
+each image. KubeOne's spelling, slipway config images list, is the same command.`,
 		Example: `  slipway config images -m cluster.yaml
   slipway config images -m cluster.yaml -t tf.json -o json
   # check that the registry serves every image the cluster will ask for:

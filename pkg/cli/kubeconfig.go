@@ -35,7 +35,10 @@ user names starting with system: and groups starting with system: or kubeadm: (t
 of nodes, bootstrap tokens and control-plane components) unless --allow-system-identity.
 
 --proxy-url writes that proxy into the kubeconfig's cluster, for an API reached through
-'slipway proxy'.`,
+'slipway proxy'.
+
+KubeOne's spelling, slipway kubeconfig generate, is the same command, and takes KubeOne's
+--cn and --on for --user and --group.`,
 		Example: `  slipway kubeconfig -m cluster.yaml -t tf.json --file admin.conf
   slipway kubeconfig -m cluster.yaml --user jane --group developers --ttl 8h --file jane.conf
   slipway kubeconfig -m cluster.yaml --proxy-url http://127.0.0.1:8080 > admin-proxied.conf`,

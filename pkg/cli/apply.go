@@ -26,8 +26,10 @@ type sshFlags struct {
 
 func (f *sshFlags) add(cmd *cobra.Command) { f.addWithTimeout(cmd, ssh.DefaultConnectTimeout) }
 
-// addWithTimeout adds the flags with connectTimeout as --ssh-connect-timeout's default.
+// addWithTimeout adds the flags with connectTimeout as --ssh-connect-timeout's default. A
+// command that reaches hosts reads the manifest, the Terraform output and -v.
 func (f *sshFlags) addWithTimeout(cmd *cobra.Command, connectTimeout time.Duration) {
+	reads(cmd, flagManifest, flagTerraform, flagVerbose)
 	cmd.Flags().BoolVar(&f.trustUnknownHosts, "trust-unknown-hosts", false, "accept SSH host keys seen for the first time and record them in the cluster's known_hosts (changed keys are always refused)")
 	cmd.Flags().StringVar(&f.knownHosts, "known-hosts", "", "the cluster's known_hosts file (default $XDG_CONFIG_HOME/slipway/<cluster>/known_hosts)")
 	cmd.Flags().DurationVar(&f.connectTimeout, "ssh-connect-timeout", connectTimeout, "how long a host whose SSH refuses or times out is retried before it counts as unreachable (a server still booting)")

@@ -116,6 +116,12 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"images: bad output format", []string{"config", "images", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"images: bad terraform", []string{"config", "images", "-m", write("j.yaml", head), "-t", write("tf2.json", `{"slipway_hosts": {"value": {"control_plane": {"public_addresses": []}}}}`)}, ExitConfig, "slipway_hosts.value.control_plane.public_addresses"},
 		{"version json", []string{"version", "-o", "json"}, ExitOK, ""},
+		{"version reads no manifest", []string{"version", "-m", "x"}, ExitUsage, "slipway version does not read --manifest (-m) (see slipway version --help)"},
+		{"config print reads no Terraform output", []string{"config", "print", "-t", "tf.json"}, ExitUsage, "slipway config print does not read --tfjson (-t)"},
+		{"config dump reaches no host", []string{"config", "dump", "-v", "-m", "x"}, ExitUsage, "slipway config dump does not read --verbose (-v)"},
+		{"config migrate reads --from-kubeone, not -m", []string{"config", "migrate", "--from-kubeone", "k.yaml", "-m", "x"}, ExitUsage, "slipway config migrate does not read --manifest (-m)"},
+		{"global flags before the command", []string{"-m", "../../examples/single-node.yaml", "config", "dump", "-o", "json"}, ExitOK, ""},
+		{"-v before the command", []string{"-v", "status"}, ExitUsage, "pass -m/--manifest"},
 		{"status: bad output format", []string{"status", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
 		{"status: no manifest", []string{"status"}, ExitUsage, "pass -m/--manifest"},
 		{"etcd: unknown subcommand", []string{"etcd", "restore"}, ExitUsage, `unknown command "restore" for "slipway etcd"`},
@@ -312,4 +318,42 @@ func fileExists(p string) bool {
 func writeTemp(t *testing.T, name, body string) string {
 	t.Helper()
 	return tempWriter(t)(name, body)
+}
+
+// TestHelpListsTheGlobalFlagsItReads: a command's help shows the global flags it reads and no
+// others.
+func TestHelpListsTheGlobalFlagsItReads(t *testing.T) {
+	tests := []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"apply", "--help"}, []string{"--manifest", "--tfjson", "--verbose"}, nil},
+		{[]string{"config", "dump", "--help"}, []string{"--manifest", "--tfjson"}, []string{"--verbose"}},
+		{[]string{"config", "migrate", "--help"}, []string{"--tfjson"}, []string{"--manifest", "--verbose"}},
+		{[]string{"version", "--help"}, nil, []string{"--manifest", "--tfjson", "--verbose"}},
+		{[]string{"help", "config", "print"}, nil, []string{"--manifest", "--tfjson", "--verbose"}},
+	}
+	for _, tt := range tests {
+		out, _, code := run(t, "", tt.args...)
+		if code != 0 {
+			t.Errorf("%q: code %d", tt.args, code)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%q does not list %s:\n%s", tt.args, w, out)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%q lists %s, which it does not read:\n%s", tt.args, n, out)
+			}
+		}
+	}
+	// The flags are hidden only while one help prints.
+	if out, _, _ := run(t, "", "version", "--help"); strings.Contains(out, "--manifest") {
+		t.Fatal("version's help lists --manifest")
+	}
+	if out, _, _ := run(t, "", "status", "--help"); !strings.Contains(out, "--manifest") {
+		t.Errorf("status's help after version's does not list --manifest:\n%s", out)
+	}
 }

@@ -113,6 +113,7 @@ like its host; --insecure allows plain http and unverified TLS.`,
 			return nil
 		},
 	}
+	reads(cmd, flagManifest, flagTerraform)
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "text", "output format: text (progress on stderr only) or json (one object per image on stdout)")
 	f.BoolVar(&dryRun, "dry-run", false, "read the sources and REGISTRY, say what would be copied, write nothing")

@@ -57,9 +57,11 @@ manages OpenStack worker pools through its in-cluster machine-controller.
 		return &UsageError{Err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.manifest, "manifest", "m", "", "cluster manifest file (- for stdin)")
-	pf.StringVarP(&g.terraform, "tfjson", "t", "", "Terraform output: a file written by 'terraform output -json', - for stdin, or a Terraform directory")
-	pf.BoolVarP(&g.verbose, "verbose", "v", false, "stream remote output, prefixed with [host]")
+	pf.StringVarP(&g.manifest, flagManifest, "m", "", "cluster manifest file (- for stdin)")
+	pf.StringVarP(&g.terraform, flagTerraform, "t", "", "Terraform output: a file written by 'terraform output -json', - for stdin, or a Terraform directory")
+	pf.BoolVarP(&g.verbose, flagVerbose, "v", false, "stream remote output, prefixed with [host]")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkGlobalFlags(cmd) }
+	root.SetHelpFunc(helpWithoutUnread(root.HelpFunc()))
 
 	root.AddCommand(
 		newApplyCommand(g, s),

@@ -14,10 +14,11 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cli.NewRootCommand(cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}).ExecuteContext(ctx)
+	root := cli.NewRootCommand(cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	err := root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, cli.ErrorMessage(err))
+		fmt.Fprintln(os.Stderr, cli.ErrorLine(root, err))
 	}
 	os.Exit(cli.ExitCode(err))
 }

@@ -29,7 +29,8 @@ func (f *sshFlags) add(cmd *cobra.Command) { f.addWithTimeout(cmd, ssh.DefaultCo
 // addWithTimeout adds the flags with connectTimeout as --ssh-connect-timeout's default. A
 // command that reaches hosts reads the manifest, the Terraform output and -v.
 func (f *sshFlags) addWithTimeout(cmd *cobra.Command, connectTimeout time.Duration) {
-	reads(cmd, flagManifest, flagTerraform, flagVerbose)
+	readsInputs(cmd)
+	reads(cmd, flagVerbose)
 	cmd.Flags().BoolVar(&f.trustUnknownHosts, "trust-unknown-hosts", false, "accept SSH host keys seen for the first time and record them in the cluster's known_hosts (changed keys are always refused)")
 	cmd.Flags().StringVar(&f.knownHosts, "known-hosts", "", "the cluster's known_hosts file (default $XDG_CONFIG_HOME/slipway/<cluster>/known_hosts)")
 	cmd.Flags().DurationVar(&f.connectTimeout, "ssh-connect-timeout", connectTimeout, "how long a host whose SSH refuses or times out is retried before it counts as unreachable (a server still booting)")
@@ -135,7 +136,7 @@ the pools that failed), a second one with the worker pools as the run left them:
 			opts.JSON = output == "json"
 			opts.Parallel = sf.parallel
 			opts.UpgradeMachineDeployments = upgrade
-			opts.Out, opts.Log = s.Out, s.Out
+			opts.Out, opts.Log = s.Out, g.progress(s)
 			if opts.JSON {
 				opts.Log = s.Err
 			}
@@ -178,7 +179,7 @@ func (f *sshFlags) connectOptions(g *globalOptions, s Streams) cluster.ConnectOp
 	o := cluster.ConnectOptions{TrustUnknownHosts: f.trustUnknownHosts, KnownHostsFile: f.knownHosts,
 		ConnectTimeout: f.connectTimeout, Notices: s.Err}
 	if g.verbose {
-		o.Verbose = s.Out
+		o.Verbose = g.progress(s)
 	}
 	return o
 }

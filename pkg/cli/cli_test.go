@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // run executes the command tree in-process and returns stdout, stderr and the exit code main
@@ -25,7 +26,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {
-		errb.WriteString(ErrorMessage(err) + "\n")
+		errb.WriteString(ErrorLine(cmd, err) + "\n")
 	}
 	return out.String(), errb.String(), ExitCode(err)
 }
@@ -355,5 +356,56 @@ func TestHelpListsTheGlobalFlagsItReads(t *testing.T) {
 	}
 	if out, _, _ := run(t, "", "status", "--help"); !strings.Contains(out, "--manifest") {
 		t.Errorf("status's help after version's does not list --manifest:\n%s", out)
+	}
+}
+
+// TestLogFormatJSON: with --log-format json (or KubeOne's -l json) what a command says on
+// stderr, warnings and the final error included, is JSON entries, one a line, while stdout
+// keeps the result; a command that prints no progress refuses the flag.
+func TestLogFormatJSON(t *testing.T) {
+	write := tempWriter(t)
+	even := write("even.yaml", "apiVersion: slipway.dev/v1beta1\nkind: Cluster\nname: x\nversions: {kubernetes: v1.36.3}\napiEndpoint: {host: lb}\n"+
+		"controlPlane: {hosts: [{publicAddress: 10.0.0.1, sshPrivateKeyFile: id}, {publicAddress: 10.0.0.2, sshPrivateKeyFile: id}]}\n")
+	entries := func(t *testing.T, stderr string) []map[string]any {
+		t.Helper()
+		var es []map[string]any
+		for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+			var e map[string]any
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("stderr line is not JSON: %q", line)
+			}
+			if _, err := time.Parse(time.RFC3339Nano, fmt.Sprint(e["time"])); err != nil {
+				t.Errorf("entry without a time: %q", line)
+			}
+			es = append(es, e)
+		}
+		return es
+	}
+	out, stderr, code := run(t, "", "config", "dump", "--log-format", "json", "-m", even)
+	if code != 0 || !strings.HasPrefix(out, "apiVersion: slipway.dev/v1beta1\n") {
+		t.Fatalf("code %d, stdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	es := entries(t, stderr)
+	if len(es) != 1 || es[0]["level"] != "warning" || !strings.Contains(fmt.Sprint(es[0]["message"]), "2 hosts is an even number") {
+		t.Errorf("want one warning entry about the even control plane, got %v", es)
+	}
+
+	_, stderr, code = run(t, "", "config", "dump", "-l", "json", "-m", "/nonexistent/cluster.yaml")
+	es = entries(t, stderr)
+	if code != ExitConfig || len(es) != 1 || es[0]["level"] != "error" || !strings.Contains(fmt.Sprint(es[0]["message"]), "/nonexistent/cluster.yaml is invalid") {
+		t.Errorf("code %d, want %d and one error entry, got %v", code, ExitConfig, es)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"config", "dump", "--log-format", "xml", "-m", even}, `--log-format "xml" is not supported; use text or json`},
+		{[]string{"version", "--log-format", "json"}, "slipway version does not read --log-format (-l)"},
+	} {
+		out, stderr, code := run(t, "", tt.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: code %d, stdout %q, stderr does not say %q:\n%s", tt.args, code, out, tt.want, stderr)
+		}
 	}
 }

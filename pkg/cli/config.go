@@ -79,7 +79,7 @@ tokens, proxy passwords, the cloud configuration) are shown as <redacted> unless
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
-	reads(cmd, flagManifest, flagTerraform)
+	readsInputs(cmd)
 	cmd.Flags().BoolVar(&showSecrets, "show-secrets", false, "print registry passwords, proxy passwords and the cloud configuration as they are")
 	return cmd
 }
@@ -119,7 +119,7 @@ func newConfigMachineDeploymentsCommand(g *globalOptions, s Streams) *cobra.Comm
 			return err
 		},
 	}
-	reads(cmd, flagManifest, flagTerraform)
+	readsInputs(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
 	return cmd
 }
@@ -167,7 +167,7 @@ each image. KubeOne's spelling, slipway config images list, is the same command.
 			return nil
 		},
 	}
-	reads(cmd, flagManifest, flagTerraform)
+	readsInputs(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text (one reference per line) or json")
 	return cmd
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/internal/escape"
+	"github.com/slipway-dev/slipway/pkg/progress"
 )
 
 // Exit codes. They are part of the command-line contract and documented in the README.
@@ -59,6 +62,21 @@ func usageErrorf(format string, args ...any) error {
 // kept for lists of problems.
 func ErrorMessage(err error) string {
 	return "Error: " + escape.Controls(err.Error(), "\n\t")
+}
+
+// ErrorLine is what main prints for err once root has run: ErrorMessage, or under --log-format
+// json one entry of level error, as the progress before it, so that automation reads every line
+// of stderr alike.
+func ErrorLine(root *cobra.Command, err error) string {
+	f := root.PersistentFlags().Lookup(flagLogFormat)
+	if f == nil || f.Value.String() != "json" {
+		return ErrorMessage(err)
+	}
+	var b strings.Builder
+	w := progress.NewWriter(&b)
+	w.SetJSON()
+	w.Log(progress.Entry{Level: progress.Error, Message: err.Error()}, "")
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // ExitCode maps an error returned by a command to the process exit code.

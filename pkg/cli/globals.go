@@ -19,9 +19,14 @@ const (
 	flagManifest  = "manifest"
 	flagTerraform = "tfjson"
 	flagVerbose   = "verbose"
+	flagLogFormat = "log-format"
 )
 
-var globalFlags = []string{flagManifest, flagTerraform, flagVerbose}
+var globalFlags = []string{flagManifest, flagTerraform, flagVerbose, flagLogFormat}
+
+// readsInputs records that cmd reads the manifest and the Terraform output, and so prints
+// warnings about them in the --log-format.
+func readsInputs(cmd *cobra.Command) { reads(cmd, flagManifest, flagTerraform, flagLogFormat) }
 
 // reads records that cmd reads the global flags named.
 func reads(cmd *cobra.Command, flags ...string) {

@@ -91,7 +91,7 @@ With -o json the manifest and the warnings are printed as one JSON object
 			return invalid
 		},
 	}
-	reads(cmd, flagTerraform)
+	reads(cmd, flagTerraform, flagLogFormat)
 	cmd.Flags().StringVar(&from, "from-kubeone", "", "the KubeOneCluster manifest to convert (- for stdin)")
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml (the manifest; warnings on stderr) or json (manifest and warnings)")
 	return cmd

@@ -94,7 +94,7 @@ like its host; --insecure allows plain http and unverified TLS.`,
 				Platform:   p,
 				DryRun:     dryRun,
 				Parallel:   parallel,
-			}, func(i int, r mirror.Result) { progress(s.Err, i, len(moves), r) })
+			}, func(i int, r mirror.Result) { imageDone(s.Err, i, len(moves), r) })
 			summary(s.Err, registry, results, time.Since(start))
 			if output == "json" {
 				if err := printJSON(s.Out, results); err != nil {
@@ -113,7 +113,7 @@ like its host; --insecure allows plain http and unverified TLS.`,
 			return nil
 		},
 	}
-	reads(cmd, flagManifest, flagTerraform)
+	readsInputs(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "text", "output format: text (progress on stderr only) or json (one object per image on stdout)")
 	f.BoolVar(&dryRun, "dry-run", false, "read the sources and REGISTRY, say what would be copied, write nothing")
@@ -135,8 +135,8 @@ func parsePlatform(s string) (*v1.Platform, error) {
 	return p, nil
 }
 
-// progress prints one finished image.
-func progress(w io.Writer, i, n int, r mirror.Result) {
+// imageDone prints one finished image.
+func imageDone(w io.Writer, i, n int, r mirror.Result) {
 	what := string(r.Status)
 	switch r.Status {
 	case mirror.Copied:

@@ -23,7 +23,7 @@ for a new apply. Data in the cluster is lost.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return sf.with(cmd, g, s, func(target *cluster.Target) error {
-				opts.Out = s.Out
+				opts.Out = g.progress(s)
 				opts.Parallel = sf.parallel
 				opts.Confirm = terminalConfirm(s)
 				return cluster.Reset(cmd.Context(), target, opts)

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/slipway-dev/slipway/pkg/progress"
 )
 
 // Streams are the command's standard streams.
@@ -25,11 +27,28 @@ type globalOptions struct {
 	manifest  string
 	terraform string
 	verbose   bool
+	logFormat string
+	// log is the commands' standard error, where progress goes: text, or JSON entries with
+	// --log-format json.
+	log *progress.Writer
+}
+
+// jsonLog reports whether progress is JSON entries (--log-format json).
+func (g *globalOptions) jsonLog() bool { return g.log.JSON() }
+
+// progress is where a command that prints progress for people on stdout (apply, reset, -v)
+// prints it: stdout, or with --log-format json stderr's entries, leaving stdout to the result.
+func (g *globalOptions) progress(s Streams) io.Writer {
+	if g.jsonLog() {
+		return s.Err
+	}
+	return s.Out
 }
 
 // NewRootCommand builds the slipway command tree.
 func NewRootCommand(s Streams) *cobra.Command {
-	g := &globalOptions{}
+	g := &globalOptions{log: progress.NewWriter(s.Err)}
+	s.Err = g.log
 	root := &cobra.Command{
 		Use:   "slipway",
 		Short: "Install, upgrade and repair Kubernetes clusters over SSH with kubeadm",
@@ -60,7 +79,20 @@ manages OpenStack worker pools through its in-cluster machine-controller.
 	pf.StringVarP(&g.manifest, flagManifest, "m", "", "cluster manifest file (- for stdin)")
 	pf.StringVarP(&g.terraform, flagTerraform, "t", "", "Terraform output: a file written by 'terraform output -json', - for stdin, or a Terraform directory")
 	pf.BoolVarP(&g.verbose, flagVerbose, "v", false, "stream remote output, prefixed with [host]")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkGlobalFlags(cmd) }
+	pf.StringVarP(&g.logFormat, flagLogFormat, "l", "text", "progress and warnings on stderr: text, or json for automation (one object a line: time, level, host, step, message)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkGlobalFlags(cmd); err != nil {
+			return err
+		}
+		switch g.logFormat {
+		case "text":
+		case "json":
+			g.log.SetJSON()
+		default:
+			return usageErrorf("--log-format %q is not supported; use text or json", g.logFormat)
+		}
+		return nil
+	}
 	root.SetHelpFunc(helpWithoutUnread(root.HelpFunc()))
 
 	root.AddCommand(

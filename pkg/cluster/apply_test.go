@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/pkg/progress"
 	"github.com/slipway-dev/slipway/pkg/ssh/sshtest"
 )
 
@@ -251,5 +253,33 @@ func TestApplyChecksLocalInputsBeforeAnyHost(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestApplyProgressJSON: with a JSON progress log (--log-format json), what apply reports on its
+// way is one JSON entry a line there, while the plan goes to Out as text.
+func TestApplyProgressJSON(t *testing.T) {
+	c := testCluster(t, "10.0.0.1")
+	target, _ := fakeTarget(c, map[string]string{"10.0.0.1": probeOutput("cp", "debian", true)})
+	var out, log bytes.Buffer
+	w := progress.NewWriter(&log)
+	w.SetJSON()
+	err := Apply(context.Background(), target, ApplyOptions{Out: &out, Log: w, Confirm: func(string) (bool, error) { return false, nil }})
+	if err != ErrNotConfirmed {
+		t.Fatalf("declined plan: %v", err)
+	}
+	if !strings.Contains(out.String(), "Plan for cluster") {
+		t.Errorf("the plan is not on Out:\n%s", out.String())
+	}
+	probing := false
+	for _, line := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
+		var e progress.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("a progress line is not JSON: %q", line)
+		}
+		probing = probing || e.Message == "Probing 1 host..."
+	}
+	if !probing {
+		t.Errorf("no entry says Probing 1 host...:\n%s", log.String())
 	}
 }

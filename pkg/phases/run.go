@@ -16,6 +16,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/etcd"
 	"github.com/slipway-dev/slipway/pkg/inventory"
 	"github.com/slipway-dev/slipway/pkg/kube"
+	"github.com/slipway-dev/slipway/pkg/progress"
 	"github.com/slipway-dev/slipway/pkg/scripts"
 	"github.com/slipway-dev/slipway/pkg/ssh"
 )
@@ -95,7 +96,8 @@ type Run struct {
 	cfg  Config
 	join joinCredentials
 
-	logMu sync.Mutex // keeps lines whole on cfg.Log
+	logMu sync.Mutex // keeps lines whole on cfg.Log, and guards step
+	step  string     // the step (or group of parallel steps of one name) running now
 }
 
 // NewRun returns the shared state of a run. It keeps its own copies of cfg's maps and slices,
@@ -166,19 +168,31 @@ func (r *Run) Etcd(ctx context.Context) (*etcd.Client, error) { return r.cfg.API
 
 // Logf writes a line about what a phase changed, under the step's progress line.
 func (r *Run) Logf(host, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
 	prefix := ""
 	if host != "" {
 		prefix = "[" + host + "] "
 	}
-	r.printf("         %s%s\n", prefix, fmt.Sprintf(format, args...))
+	r.log(progress.Entry{Host: host, Message: msg}, "         "+prefix+msg+"\n")
 }
 
-// printf writes to the log, one whole write at a time.
-func (r *Run) printf(format string, args ...any) {
+// log writes one progress entry (text, the line a person reads) to the log, one whole write
+// at a time; an entry without a step is the running step's.
+func (r *Run) log(e progress.Entry, text string) {
 	if r.cfg.Log == nil {
 		return
 	}
 	r.logMu.Lock()
 	defer r.logMu.Unlock()
-	fmt.Fprintf(r.cfg.Log, format, args...)
+	if e.Step == "" {
+		e.Step = r.step
+	}
+	progress.Log(r.cfg.Log, e, text)
+}
+
+// running records the step that runs now, which Logf's entries name.
+func (r *Run) running(step string) {
+	r.logMu.Lock()
+	r.step = step
+	r.logMu.Unlock()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/internal/plural"
 	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/progress"
 	"github.com/slipway-dev/slipway/pkg/ssh"
 )
 
@@ -69,6 +70,7 @@ func (x *Runner) Run(ctx context.Context, r *Run, p *plan.Plan) error {
 		}
 		// Every step of a group has the same name, so the same phase.
 		ph := phases[i]
+		r.running(p.Steps[i].Name)
 		err := ssh.Each(ctx, p.Steps[i:j], x.Parallel, func(ctx context.Context, s plan.Step) error {
 			return x.one(ctx, r, ph, s)
 		})
@@ -77,7 +79,9 @@ func (x *Runner) Run(ctx context.Context, r *Run, p *plan.Plan) error {
 		}
 		i = j
 	}
-	r.printf("Done: %s in %s\n", plural.Count(len(p.Steps), "step"), x.elapsed())
+	r.running("")
+	done := fmt.Sprintf("%s in %s", plural.Count(len(p.Steps), "step"), x.elapsed())
+	r.log(progress.Entry{Message: "done: " + done}, "Done: "+done+"\n")
 	return nil
 }
 
@@ -93,15 +97,16 @@ func (x *Runner) one(ctx context.Context, r *Run, ph Phase, s plan.Step) error {
 		return &Error{Step: s.Name, Host: s.Host, Err: err}
 	}
 	x.maybeKill(r, s)
-	r.printf("%s %s started\n", x.stamp(), label(s))
+	r.log(progress.Entry{Host: s.Host, Step: s.Name, Message: "started"}, fmt.Sprintf("%s %s started\n", x.stamp(), label(s)))
 	began := time.Now()
 	err := ph.Run(ctx, r, s.Host)
 	took := time.Since(began).Round(100 * time.Millisecond)
 	if err != nil {
-		r.printf("%s %s FAILED after %s\n", x.stamp(), label(s), took)
+		r.log(progress.Entry{Level: progress.Error, Host: s.Host, Step: s.Name, Message: fmt.Sprintf("failed after %s: %v", took, err)},
+			fmt.Sprintf("%s %s FAILED after %s\n", x.stamp(), label(s), took))
 		return &Error{Step: s.Name, Host: s.Host, Err: err}
 	}
-	r.printf("%s %s done in %s\n", x.stamp(), label(s), took)
+	r.log(progress.Entry{Host: s.Host, Step: s.Name, Message: "done in " + took.String()}, fmt.Sprintf("%s %s done in %s\n", x.stamp(), label(s), took))
 	return nil
 }
 
@@ -111,7 +116,8 @@ func (x *Runner) maybeKill(r *Run, s plan.Step) {
 	}
 	name, host, _ := strings.Cut(x.KillAt, "@")
 	if name == s.Name && (host == "" || host == s.Host) {
-		r.printf("%s test hook: killing slipway at the start of %s\n", x.stamp(), label(s))
+		r.log(progress.Entry{Host: s.Host, Step: s.Name, Message: "test hook: killing slipway"},
+			fmt.Sprintf("%s test hook: killing slipway at the start of %s\n", x.stamp(), label(s)))
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 }

@@ -43,7 +43,12 @@ or a control plane cannot be read.`,
 				return err
 			}
 			return sf.with(cmd, g, s, func(target *cluster.Target) error {
-				problems, err := cluster.PrintCertificates(s.Out, cluster.CertificateExpiry(cmd.Context(), target), output == "json", time.Now())
+				expiry := cluster.CertificateExpiry(cmd.Context(), target)
+				if err := cmd.Context().Err(); err != nil {
+					// What an interrupted check read is not the certificates' state.
+					return fmt.Errorf("certificates check interrupted: %w", err)
+				}
+				problems, err := cluster.PrintCertificates(s.Out, expiry, output == "json", time.Now())
 				if err != nil {
 					return err
 				}

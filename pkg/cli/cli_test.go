@@ -5,26 +5,39 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/crypto/ssh"
 )
 
 // run executes the command tree in-process and returns stdout, stderr and the exit code main
 // would use.
 func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runContext(t, context.Background(), stdin, args...)
+}
+
+// runContext is run with ctx, which main cancels on SIGINT and SIGTERM.
+func runContext(t *testing.T, ctx context.Context, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := NewRootCommand(Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb})
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	if err != nil {
 		errb.WriteString(ErrorLine(cmd, err) + "\n")
 	}
@@ -91,6 +104,14 @@ func TestExitCodesAndMessages(t *testing.T) {
 		_ = zw.Close()
 		return b.String()
 	}()
+	// A cluster whose one host refuses SSH at once (a closed port on loopback), with a key that
+	// parses: status finds it unhealthy, and an interrupted command stops.
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	key := write("id_ed25519", sshKey(t))
+	closed := write("closed.yaml", head+"controlPlane: {hosts: [{publicAddress: 127.0.0.1, sshPort: 1, sshPrivateKeyFile: "+key+"}]}\n")
+	existing := write("existing.db", "an earlier snapshot")
+	// interrupted names the cases run as after SIGINT (a canceled context).
+	interrupted := map[string]bool{"status: interrupted": true, "certificates check: interrupted": true, "etcd members: interrupted": true}
 	tests := []struct {
 		name string
 		args []string
@@ -98,6 +119,20 @@ func TestExitCodesAndMessages(t *testing.T) {
 		want string
 	}{
 		{"unknown command", []string{"aply"}, ExitUsage, `unknown command "aply" for "slipway"`},
+		{"status: an unreachable host is unhealthy", []string{"status", "-m", closed, "--ssh-connect-timeout", "1ms"}, ExitUnhealthy,
+			"the cluster is not healthy: 3 problems"},
+		{"certificates check: an unreadable control plane", []string{"certificates", "check", "-m", closed, "--ssh-connect-timeout", "1ms"}, ExitUnhealthy,
+			"the cluster is not healthy"},
+		{"etcd snapshot: the file exists", []string{"etcd", "snapshot", "-m", closed, "--file", existing}, ExitFailure, "exists: slipway does not overwrite a snapshot"},
+		{"etcd members: no control plane answers", []string{"etcd", "members", "-m", closed, "--ssh-connect-timeout", "1ms"}, ExitFailure, "connection refused"},
+		{"status: interrupted", []string{"status", "-m", closed}, ExitInterrupted, "status interrupted: context canceled"},
+		{"certificates check: interrupted", []string{"certificates", "check", "-m", closed}, ExitInterrupted, "certificates check interrupted: context canceled"},
+		{"etcd members: interrupted", []string{"etcd", "members", "-m", closed}, ExitInterrupted, "operation was canceled"},
+		{"apply: bad output format", []string{"apply", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"config machinedeployments: bad output format", []string{"config", "machinedeployments", "-o", "text", "-m", "x"}, ExitUsage, `--output "text" is not supported`},
+		{"config migrate: bad output format", []string{"config", "migrate", "--from-kubeone", "k.yaml", "-o", "text"}, ExitUsage, `--output "text" is not supported`},
+		{"mirror-images: bad output format", []string{"mirror-images", "a.example", "-o", "yaml", "-m", "x"}, ExitUsage, `--output "yaml" is not supported`},
+		{"version: bad output format", []string{"version", "-o", "yaml"}, ExitUsage, `--output "yaml" is not supported`},
 		{"unknown flag", []string{"config", "dump", "--nope"}, ExitUsage, "unknown flag: --nope"},
 		{"bad output format", []string{"config", "dump", "-o", "xml", "-m", "x"}, ExitUsage, `--output "xml" is not supported`},
 		{"zero pools timeout", []string{"apply", "--pools-timeout", "0s", "-m", "x"}, ExitUsage, "--pools-timeout 0s: must be positive"},
@@ -169,13 +204,26 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"backup: two directories", []string{"backup", "-m", "x", "a", "b"}, ExitUsage, "backup needs one argument"},
 		{"backup: bad output format", []string{"backup", "-m", "x", "dir", "-o", "yaml"}, ExitUsage, `--output "yaml" is not supported`},
 	}
+	codes := map[int]bool{}
+	outputs := map[string]bool{} // the commands whose -o a case refuses
 	for _, tt := range tests {
+		codes[tt.code] = true
+		if c, _, err := NewRootCommand(Streams{}).Find(tt.args); err == nil && tt.code == ExitUsage && slices.Contains(tt.args, "-o") &&
+			(strings.Contains(tt.want, "is not supported") || strings.Contains(tt.want, "is not an output format")) {
+			outputs[c.CommandPath()] = true
+		}
 		t.Run(tt.name, func(t *testing.T) {
-			out, stderr, code := run(t, "", tt.args...)
+			ctx := context.Background()
+			if interrupted[tt.name] {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			out, stderr, code := runContext(t, ctx, "", tt.args...)
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
 			}
-			if code != ExitOK && out != "" {
+			if code != ExitOK && code != ExitUnhealthy && out != "" {
 				t.Errorf("printed a result on a failure:\n%s", out)
 			}
 			if !strings.Contains(stderr, tt.want) {
@@ -186,6 +234,36 @@ func TestExitCodesAndMessages(t *testing.T) {
 			}
 		})
 	}
+	// Every documented exit code has a case, and so has every command's -o.
+	for _, e := range exitCodes {
+		if !codes[e.code] {
+			t.Errorf("no case exits with %d (%s)", e.code, e.meaning)
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if f := c.LocalFlags().Lookup("output"); f != nil && !c.Hidden && !outputs[c.CommandPath()] {
+			t.Errorf("no case gives %s an -o it does not support", c.CommandPath())
+		}
+	}
+	walk(NewRootCommand(Streams{}))
+}
+
+// sshKey is a new ed25519 private key in OpenSSH's format.
+func sshKey(t *testing.T) string {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(block))
 }
 
 // tempWriter returns a function that writes a file in a temporary directory and returns its

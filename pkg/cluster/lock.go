@@ -125,7 +125,7 @@ func (l *locker) keep(ctx context.Context, lost context.CancelCauseFunc) {
 			last = time.Now()
 			continue
 		case err == nil:
-			lost(fmt.Errorf("%w: the lock on %s is now held by %s", ErrLockLost, l.leader, orUnknown(st.owner)))
+			lost(fmt.Errorf("%w: the lock on %s is now held by %s", ErrLockLost, l.leader, ownerOrUnknown(st.owner)))
 			return
 		case time.Since(last) > l.stale-l.refresh:
 			lost(fmt.Errorf("%w: it could not be refreshed on %s for %s: %w", ErrLockLost, l.leader, time.Since(last).Round(time.Second), err))
@@ -223,7 +223,7 @@ func lockOwner() string {
 	return fmt.Sprintf("%s@%s pid %d since %s", name, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
 }
 
-func orUnknown(s string) string {
+func ownerOrUnknown(s string) string {
 	if s == "" {
 		return "an unknown holder"
 	}

@@ -184,9 +184,20 @@ func ClusterStatus(ctx context.Context, t *Target, opts StatusOptions) (*Status,
 			st.Etcd = append(st.Etcd, EtcdStatus{Name: m.Name, PeerURL: peer, Healthy: m.Healthy, Alarms: m.Alarms})
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// What an interrupted status found is not the cluster's health.
+		return nil, fmt.Errorf("status interrupted: %w", err)
+	}
 	st.Problems = append(problems, st.judge(opts.Now())...)
 	st.Healthy = len(st.Problems) == 0
 	return st, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // hostStatus reaches one host over SSH.

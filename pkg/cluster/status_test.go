@@ -113,6 +113,9 @@ func TestParseStatusOutput(t *testing.T) {
 			t.Errorf("problems lack %q:\n%s", want, problems)
 		}
 	}
+	if strings.Contains(problems, "holder") {
+		t.Errorf("a problem speaks of the apply lock's holder:\n%s", problems)
+	}
 	if strings.Contains(problems, "apiserver.crt") || strings.Contains(problems, "API server on cp-2") {
 		t.Errorf("a healthy certificate or an unreachable host's API is reported:\n%s", problems)
 	}
@@ -122,7 +125,8 @@ func TestParseStatusOutput(t *testing.T) {
 	if err := PrintStatus(&text, st, false, now); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cp-2", "unreachable", "first expiry 2026-12-16 (admin.conf, in 20d)", "unhealthy:", "pool1", "ALARMS", "NOSPACE"} {
+	for _, want := range []string{"cp-2", "unreachable", "first expiry 2026-12-16 (admin.conf, in 20d)", "unhealthy:", "pool1", "ALARMS", "NOSPACE",
+		"Kubernetes unknown\n"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, text.String())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/internal/bounded"
 	"github.com/slipway-dev/slipway/pkg/kubeone"
+	"github.com/slipway-dev/slipway/pkg/terraform"
 	"github.com/slipway-dev/slipway/pkg/version"
 )
 
@@ -23,9 +24,14 @@ manifest that describes the same cluster. Every KubeOne field is either carried 
 in a warning on stderr with its path and the reason (slipway does not support it, or no longer
 needs it); where KubeOne's default differs from slipway's, the KubeOne default is written out
 with a comment. KubeOne's Terraform outputs (kubeone_api, kubeone_hosts, kubeone_static_workers,
-kubeone_workers) are read by -t as they are, so the Terraform needs no change.
+kubeone_workers) are read by -t as they are, so the Terraform needs no change. Pass -t with the
+output KubeOne used: what KubeOne took from it instead of the manifest (the cloud when the
+manifest names none, as with cloudProvider: {external: true} alone; the cluster's name; the API
+endpoint; the control-plane hosts) is left to it, each difference in a warning, and static
+workers in both the manifest and the output, which KubeOne adds together, are an error naming
+the field.
 
-The result is then loaded as apply would load it (with -t when given): when it does not load,
+The result is then loaded as apply would load it (with -t when given, - included): when it does not load,
 the manifest and the warnings are still printed, for you to finish by hand, and the command
 exits 3 naming what stops it (pass -t when the hosts come from the Terraform output). A
 manifest of another kind or version, malformed YAML, or a field KubeOne does not know is an
@@ -47,6 +53,9 @@ With -o json the manifest and the warnings are printed as one JSON object
 			if from == "" {
 				return usageErrorf("--from-kubeone is required: the KubeOneCluster manifest to convert (- for stdin)")
 			}
+			if from == "-" && g.terraform == "-" {
+				return usageErrorf("the KubeOne manifest and the Terraform output cannot both be read from stdin")
+			}
 			var data []byte
 			var err error
 			if from == "-" {
@@ -57,7 +66,15 @@ With -o json the manifest and the warnings are printed as one JSON object
 			if err != nil {
 				return &config.Error{Source: from, Err: fmt.Errorf("reading the KubeOne manifest: %w", err)}
 			}
-			res, err := kubeone.Convert(data)
+			// KubeOne takes some of the cluster from its Terraform output in preference to the
+			// manifest: the conversion needs to know what the output says.
+			var tf *terraform.Output
+			if g.terraform != "" {
+				if tf, err = config.LoadTerraform(cmd.Context(), g.terraform, s.In); err != nil {
+					return err
+				}
+			}
+			res, err := kubeone.Convert(data, tf.ForKubeOne())
 			if err != nil {
 				return &config.Error{Source: from, Err: err}
 			}
@@ -65,7 +82,7 @@ With -o json the manifest and the warnings are printed as one JSON object
 			if err != nil {
 				return err
 			}
-			invalid := check(cmd, g, manifest)
+			invalid := check(cmd, g, manifest, tf)
 			if output == "json" {
 				warnings := res.Warnings
 				if invalid != nil {
@@ -97,17 +114,15 @@ With -o json the manifest and the warnings are printed as one JSON object
 	return cmd
 }
 
-// check loads the converted manifest as apply would, with the Terraform output when -t is
-// given, and returns what stops it as a config.Error (exit code 3), nil when it loads. A
+// check loads the converted manifest as apply would, with the Terraform output tf that -t
+// named, and returns what stops it as a config.Error (exit code 3), nil when it loads. A
 // migrated manifest often gets its hosts from Terraform: without -t the error says to pass it.
-func check(cmd *cobra.Command, g *globalOptions, manifest []byte) error {
-	if g.terraform == "-" {
-		return nil // stdin may hold the KubeOne manifest; the check would need it twice
-	}
+func check(cmd *cobra.Command, g *globalOptions, manifest []byte, tf *terraform.Output) error {
 	_, err := config.Load(cmd.Context(), config.Options{
 		ManifestPath:    "-",
 		Stdin:           bytes.NewReader(manifest),
 		TerraformSource: g.terraform,
+		Terraform:       tf,
 		ImageTag:        version.ImageTag(),
 	})
 	if err == nil {

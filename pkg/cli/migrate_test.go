@@ -74,6 +74,24 @@ func TestConfigMigrateWithKubeOneTerraform(t *testing.T) {
 			t.Errorf("dump lacks %q:\n%s", want, dump)
 		}
 	}
+	// The Terraform output on stdin is read once, for the conversion and for the check.
+	tfData, err := os.ReadFile(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out2, stderr, code := run(t, string(tfData), "config", "migrate", "--from-kubeone", in, "-t", "-"); code != ExitOK || out2 != out {
+		t.Errorf("-t -: code %d, a manifest other than -t FILE's:\n%s\n%s", code, out2, stderr)
+	}
+	// A result that does not load with the output on stdin is exit code 3 too, not 0.
+	broken := write("broken.yaml", strings.Replace(mustReadFile(t, in), "openstack: {}", "none: {}", 1))
+	if _, stderr, code := run(t, string(tfData), "config", "migrate", "--from-kubeone", broken, "-t", "-"); code != ExitConfig ||
+		!strings.Contains(stderr, "the migrated manifest is invalid") {
+		t.Errorf("an invalid result with -t -: code %d, stderr:\n%s", code, stderr)
+	}
+	if _, stderr, code := run(t, "", "config", "migrate", "--from-kubeone", "-", "-t", "-"); code != ExitUsage ||
+		!strings.Contains(stderr, "the KubeOne manifest and the Terraform output cannot both be read from stdin") {
+		t.Errorf("both on stdin: code %d, stderr:\n%s", code, stderr)
+	}
 	// Without -t the hosts are missing: the manifest is still printed, for the user to finish,
 	// and migrate exits 3 saying what stops it, in text and in JSON.
 	out, stderr, code = run(t, "", "config", "migrate", "--from-kubeone", in)
@@ -105,7 +123,7 @@ func TestConfigMigrateEscapesValues(t *testing.T) {
 	if strings.ContainsAny(stderr, "\x1b\a") || strings.Contains(stderr, "\nWarning: forged") {
 		t.Errorf("a control character of the manifest reached stderr: %q", stderr)
 	}
-	if want := `release ksm\x1b[2J\x1b]0;owned\a\nWarning: forged keeps running`; !strings.Contains(stderr, want) {
+	if want := `release ksm\x1b[2J\x1b]0;owned\a\nWarning: forged (chart kube-state-metrics, namespace kube-state-metrics) keeps running`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
@@ -140,4 +158,13 @@ func TestConfigMigrateErrors(t *testing.T) {
 	if !strings.Contains(help, "Examples:") || !strings.Contains(help, "--from-kubeone kubeone.yaml") {
 		t.Errorf("help has no examples:\n%s", help)
 	}
+}
+
+func mustReadFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -29,6 +29,9 @@ type Options struct {
 	ManifestPath string
 	// TerraformSource is a file, a directory or "-"; empty means none.
 	TerraformSource string
+	// Terraform is the output TerraformSource names, already read (LoadTerraform), for a caller
+	// that reads it too; nil reads it from TerraformSource.
+	Terraform *terraform.Output
 	// Stdin is read for "-".
 	Stdin io.Reader
 	// ImageTag is the default machine-controller image tag.
@@ -103,7 +106,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if opts.ManifestPath == "" {
 		return nil, &ArgumentError{Err: errors.New("no manifest: pass -m/--manifest with the cluster manifest (slipway init or slipway config print writes a starting point)")}
 	}
-	if opts.ManifestPath == "-" && opts.TerraformSource == "-" {
+	if opts.ManifestPath == "-" && opts.TerraformSource == "-" && opts.Terraform == nil {
 		return nil, &ArgumentError{Err: errors.New("the manifest and the Terraform output cannot both be read from stdin")}
 	}
 	data, err := readManifest(opts)
@@ -115,18 +118,12 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 		return nil, &Error{Source: opts.ManifestPath, Err: err}
 	}
 	var tfWarnings []string
-	if opts.TerraformSource != "" {
-		out, err := terraform.Load(ctx, opts.TerraformSource, opts.Stdin)
-		if err != nil {
-			// Terraform that is missing or fails is the environment's problem, not the output's.
-			if errors.Is(err, terraform.ErrTerraformMissing) || errors.Is(err, terraform.ErrTerraformFailed) {
+	if opts.TerraformSource != "" || opts.Terraform != nil {
+		out := opts.Terraform
+		if out == nil {
+			if out, err = LoadTerraform(ctx, opts.TerraformSource, opts.Stdin); err != nil {
 				return nil, err
 			}
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				return nil, &Error{Source: "terraform output " + opts.TerraformSource, Err: err}
-			}
-			return nil, &Error{Source: "terraform output " + opts.TerraformSource, Err: unwrapSource(err)}
 		}
 		tfWarnings = out.Warnings
 		if errs := terraform.Merge(c, tree, out); len(errs) > 0 {
@@ -143,6 +140,25 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Cluster: c, Warnings: append(tfWarnings, warnings...)}, nil
+}
+
+// LoadTerraform reads the Terraform output source names (a file, a directory or "-" for stdin)
+// as Load does: an output that is not slipway's contract (or KubeOne's) is an *Error naming it,
+// and terraform that is missing or fails is an error of the environment.
+func LoadTerraform(ctx context.Context, source string, stdin io.Reader) (*terraform.Output, error) {
+	out, err := terraform.Load(ctx, source, stdin)
+	if err == nil {
+		return out, nil
+	}
+	// Terraform that is missing or fails is the environment's problem, not the output's.
+	if errors.Is(err, terraform.ErrTerraformMissing) || errors.Is(err, terraform.ErrTerraformFailed) {
+		return nil, err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return nil, &Error{Source: "terraform output " + source, Err: err}
+	}
+	return nil, &Error{Source: "terraform output " + source, Err: unwrapSource(err)}
 }
 
 // checkPools refuses, before anything is applied, a worker pool that the machine-controller

@@ -9,6 +9,13 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 )
 
+// onOpenStack reports whether the cluster runs on OpenStack: the manifest says so, or names no
+// cloud and the Terraform output's cloud_provider does.
+func (c *converter) onOpenStack(k *cluster) bool {
+	cp := &k.CloudProvider
+	return cp.Openstack != nil || (cp.None == nil && c.tf.CloudProvider == "openstack")
+}
+
 func (c *converter) cloud(k *cluster, out *v1beta1.Cluster) {
 	cp := &k.CloudProvider
 	p := field.NewPath("cloudProvider")
@@ -20,9 +27,17 @@ func (c *converter) cloud(k *cluster, out *v1beta1.Cluster) {
 			c.errs = append(c.errs, field.NotSupported(p.Child(name), "{}", []string{"openstack", "none"}))
 		}
 	}
+	// A manifest that names no cloud has KubeOne take it from the Terraform output's
+	// cloud_provider, and so has slipway: the cloud is left to the output, and what goes with it
+	// is carried over as for a manifest that names it.
+	fromTerraform := cp.Openstack == nil && cp.None == nil
+	openstack := c.onOpenStack(k)
+	none := cp.None != nil || (fromTerraform && c.tf.CloudProvider == "none")
 	switch {
-	case cp.Openstack != nil:
-		out.CloudProvider.OpenStack = &v1beta1.OpenStackCloud{}
+	case openstack:
+		if !fromTerraform {
+			out.CloudProvider.OpenStack = &v1beta1.OpenStackCloud{}
+		}
 		out.CloudProvider.External = true
 		if !cp.External {
 			// Kubernetes has had no in-tree OpenStack provider since v1.26, so inside slipway's
@@ -30,11 +45,19 @@ func (c *converter) cloud(k *cluster, out *v1beta1.Cluster) {
 			c.warn(p.Child("external"), "set to true: slipway runs OpenStack only with the external cloud-controller-manager (Kubernetes has no in-tree OpenStack provider)")
 			c.comment("cloudProvider.external", "KubeOne's manifest left external unset; slipway runs OpenStack only with the external cloud-controller-manager.")
 		}
-	case cp.None != nil:
-		out.CloudProvider.None = &v1beta1.NoneCloud{}
+	case none:
+		if !fromTerraform {
+			out.CloudProvider.None = &v1beta1.NoneCloud{}
+		}
 		if cp.External {
 			c.warn(p.Child("external"), "dropped: there is no cloud-controller-manager with cloudProvider.none")
 		}
+	case cp.External:
+		// The cloud is the Terraform output's, which this conversion was not given.
+		out.CloudProvider.External = true
+	}
+	if fromTerraform && out.CloudProvider.External {
+		c.comment("cloudProvider", "The cloud comes from the Terraform output's cloud_provider, as it did for KubeOne.")
 	}
 	if cp.CloudConfig != "" {
 		c.warn(p.Child("cloudConfig"), "not carried over: slipway writes the cloud-controller-manager's cloud.conf itself from the OS_* environment variables "+
@@ -46,7 +69,7 @@ func (c *converter) cloud(k *cluster, out *v1beta1.Cluster) {
 	}
 	if cp.DisableBundledCSIDrivers {
 		c.warn(p.Child("disableBundledCSIDrivers"), "no longer needed: slipway deploys no CSI driver")
-	} else if cp.Openstack != nil {
+	} else if openstack {
 		c.warn(p.Child("disableBundledCSIDrivers"), "KubeOne deployed the Cinder CSI driver by default; slipway does not deploy it (the running one is left as it is), manage it yourself")
 	}
 	if cp.SecretProviderClassName != "" {

@@ -49,6 +49,7 @@ type Result struct {
 
 // converter collects what a conversion finds.
 type converter struct {
+	tf       Terraform
 	warnings []Warning
 	comments map[string]string
 	errs     field.ErrorList
@@ -70,10 +71,12 @@ func (c *converter) comment(path, text string) {
 }
 
 // Convert reads a KubeOneCluster manifest and returns the slipway manifest that means the same
-// cluster. Input that is not a KubeOneCluster of a supported version, that has fields KubeOne
-// does not know, or that asks for what slipway cannot run at all (another cloud, a Kubernetes
-// version outside slipway's window) is an error naming the field.
-func Convert(data []byte) (*Result, error) {
+// cluster with the Terraform output tf says (see Terraform; the zero value for none). Input that
+// is not a KubeOneCluster of a supported version, that has fields KubeOne does not know, or that
+// asks for what slipway cannot run at all (another cloud, a Kubernetes version outside slipway's
+// window, static workers in both the manifest and the Terraform output) is an error naming the
+// field.
+func Convert(data []byte, tf Terraform) (*Result, error) {
 	node, err := strict.Parse(data)
 	if err != nil {
 		return nil, err
@@ -109,7 +112,7 @@ func Convert(data []byte) (*Result, error) {
 	if _, err := strict.DecodeNode(node, &k, nil); err != nil {
 		return nil, err
 	}
-	cv := &converter{}
+	cv := &converter{tf: tf}
 	out := cv.cluster(&k)
 	if len(cv.errs) > 0 {
 		return nil, cv.errs.ToAggregate()
@@ -139,6 +142,7 @@ func (c *converter) cluster(k *cluster) *v1beta1.Cluster {
 	c.addons(k, out)
 	c.features(k)
 	c.rest(k)
+	c.terraform(k, out)
 	return out
 }
 

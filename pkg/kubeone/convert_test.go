@@ -48,7 +48,7 @@ func TestConvert(t *testing.T) {
 			warnings: []string{"controlPlane.hosts[2].operatingSystem", "clusterNetwork.cni", "clusterNetwork.cni.canal.mtu", "clusterNetwork.kubeProxy.ipvs.strictARP",
 				"cloudProvider.cloudConfig", "cloudProvider.csiConfig", "cloudProvider.disableBundledCSIDrivers",
 				"dynamicWorkers[0].providerSpec.annotations[k8c.io/operating-system-profile]", "dynamicWorkers[0].providerSpec.operatingSystemSpec.provisioningUtility",
-				"dynamicWorkers[0].providerSpec.cloudProviderSpec.nodeVolumeAttachLimit", "dynamicWorkers[0].providerSpec.cloudProviderSpec.region",
+				"dynamicWorkers[0].providerSpec.cloudProviderSpec.nodeVolumeAttachLimit",
 				"helmReleases[0]", "addons.path", "addons.globalParams", "addons.addons[0]", "features.staticAuditLog", "features.openidConnect",
 				"features.metricsServer", "features.nodeLocalDNS", "loggingConfig"},
 			comment: "KubeOne's default CNI (canal, MTU 1450) written out",
@@ -76,7 +76,8 @@ func TestConvert(t *testing.T) {
 				}
 				w := c.Workers[0]
 				if w.Name != "prod-pool1" || *w.Replicas != 3 || w.Autoscaler.Min != 1 || w.Autoscaler.Max != 5 || w.ProviderSpec.Annotations["team"] != "platform" ||
-					*w.ProviderSpec.CloudProviderSpec.RootDiskSizeGB != 50 || w.ProviderSpec.Taints[0].Value != "batch" {
+					*w.ProviderSpec.CloudProviderSpec.RootDiskSizeGB != 50 || w.ProviderSpec.Taints[0].Value != "batch" ||
+					w.ProviderSpec.CloudProviderSpec.Region != "RegionOne" {
 					t.Errorf("pool %+v", w)
 				}
 			},
@@ -284,7 +285,7 @@ dynamicWorkers:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := strings.ReplaceAll(tt.input, "KEY", key)
-			res, err := kubeone.Convert([]byte(input))
+			res, err := kubeone.Convert([]byte(input), kubeone.Terraform{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,7 +346,7 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := kubeone.Convert([]byte(tt.input))
+			_, err := kubeone.Convert([]byte(tt.input), kubeone.Terraform{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}

@@ -1,6 +1,8 @@
 package kubeone
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
@@ -9,7 +11,7 @@ import (
 func (c *converter) addons(k *cluster, out *v1beta1.Cluster) {
 	p := field.NewPath("addons")
 	for i, r := range k.HelmReleases {
-		c.warn(field.NewPath("helmReleases").Index(i), "not supported: slipway does not install Helm charts; release %v keeps running, manage it with helm", r["releaseName"])
+		c.warn(field.NewPath("helmReleases").Index(i), "not supported: slipway does not install Helm charts; %s keeps running, manage it with helm", release(r))
 	}
 	a := k.Addons
 	if a == nil {
@@ -32,13 +34,39 @@ func (c *converter) addons(k *cluster, out *v1beta1.Cluster) {
 		ap := p.Child("addons").Index(i)
 		switch {
 		case ref["helmRelease"] != nil:
-			c.warn(ap.Child("helmRelease"), "not supported: slipway does not install Helm charts; the release keeps running, manage it with helm")
+			r, _ := ref["helmRelease"].(map[string]any)
+			c.warn(ap.Child("helmRelease"), "not supported: slipway does not install Helm charts; %s keeps running, manage it with helm", release(r))
 		case ref["addon"] != nil:
 			c.warn(ap.Child("addon"), "not supported: slipway has no built-in addons (KubeOne's %v); the objects keep running, manage them yourself", name(ref["addon"]))
 		default: // v1beta2: the addon's fields are the entry itself
 			c.warn(ap, "not supported: slipway has no built-in addons (KubeOne's %v); the objects keep running, manage them yourself", ref["name"])
 		}
 	}
+}
+
+// release names a KubeOne Helm release as helm list shows it: its release name, which KubeOne
+// defaults to the chart's name, with its chart and namespace.
+func release(r map[string]any) string {
+	str := func(k string) string { s, _ := r[k].(string); return s }
+	name, chart := str("releaseName"), str("chart")
+	if name == "" {
+		name = chart
+	}
+	if name == "" {
+		return "the release"
+	}
+	s := "release " + name
+	var about []string
+	if chart != "" && chart != name {
+		about = append(about, "chart "+chart)
+	}
+	if ns := str("namespace"); ns != "" {
+		about = append(about, "namespace "+ns)
+	}
+	if len(about) > 0 {
+		s += " (" + strings.Join(about, ", ") + ")"
+	}
+	return s
 }
 
 func name(v any) any {

@@ -20,7 +20,7 @@ func FuzzConvert(f *testing.F) {
 	}
 	f.Add([]byte(doc("v1beta3", "clusterNetwork: {cni: {cilium: {kubeProxyReplacement: 3}}}\ndynamicWorkers: [{name: p, providerSpec: {cloudProviderSpec: {tags: [1], securityGroups: {a: b}, rootDiskSizeGB: 1.5}}}]\n")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := kubeone.Convert(data)
+		res, err := kubeone.Convert(data, kubeone.Terraform{})
 		if err != nil {
 			return
 		}

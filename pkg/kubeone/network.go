@@ -88,7 +88,7 @@ func (c *converter) cni(n *cni, p *field.Path, o *v1beta1.ClusterNetwork) {
 // not 1450: the running cluster says which one it has.
 func (c *converter) canalMTU(k *cluster, o *v1beta1.ClusterNetwork) {
 	n := k.ClusterNetwork.CNI
-	if o.CNI.Canal == nil || k.CloudProvider.Openstack == nil || (n != nil && n.Canal != nil && n.Canal.MTU != 0) {
+	if o.CNI.Canal == nil || !c.onOpenStack(k) || (n != nil && n.Canal != nil && n.Canal.MTU != 0) {
 		return
 	}
 	c.warn(field.NewPath("clusterNetwork", "cni", "canal", "mtu"), "unset, written as 1450 (KubeOne's default now); older KubeOne releases used 1400 on OpenStack: "+

@@ -121,8 +121,9 @@ func (c *converter) osSpec(spec map[string]any, p *field.Path, out *v1beta1.Oper
 	}
 }
 
-// openstack maps an OpenStack cloudProviderSpec of Kubermatic's machine-controller. Credentials
-// and the region come from slipway's OS_* environment, never from a pool.
+// openstack maps an OpenStack cloudProviderSpec of Kubermatic's machine-controller. The cloud
+// and the credentials come from slipway's OS_* environment, never from a pool; the region, which
+// picks endpoints of that cloud's catalog, is the pool's to choose.
 func (c *converter) openstack(spec map[string]any, p *field.Path) v1beta1.OpenStackWorkerSpec {
 	var o v1beta1.OpenStackWorkerSpec
 	str := func(k string, dst *string) {
@@ -149,6 +150,8 @@ func (c *converter) openstack(spec map[string]any, p *field.Path) v1beta1.OpenSt
 			str(k, &o.FloatingIPPool)
 		case "availabilityZone":
 			str(k, &o.AvailabilityZone)
+		case "region":
+			str(k, &o.Region)
 		case "serverGroup":
 			str(k, &o.ServerGroupID)
 		case "securityGroups":
@@ -189,8 +192,8 @@ func (c *converter) openstack(spec map[string]any, p *field.Path) v1beta1.OpenSt
 			}
 			o.ConfigDrive = b
 		case "identityEndpoint", "username", "password", "domainName", "projectName", "projectID", "tenantName", "tenantID",
-			"applicationCredentialID", "applicationCredentialSecret", "tokenId", "region":
-			c.warn(p.Child(k), "no longer needed: slipway's machine-controller takes the cloud, region and credentials from the OS_* variables of slipway's environment, never from a pool")
+			"applicationCredentialID", "applicationCredentialSecret", "tokenId":
+			c.warn(p.Child(k), "no longer needed: slipway's machine-controller takes the cloud and the credentials from the OS_* variables of slipway's environment, never from a pool")
 		default:
 			c.warn(p.Child(k), "not supported by slipway's machine-controller; left out")
 		}

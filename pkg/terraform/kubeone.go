@@ -277,3 +277,20 @@ func pairs(s, sep string, p *field.Path) (map[string]string, field.ErrorList) {
 	}
 	return m, errs
 }
+
+// ForKubeOne is what o says that KubeOne prefers to a KubeOneCluster manifest's own values
+// (see kubeone.Terraform), for converting the manifest that goes with it.
+func (o *Output) ForKubeOne() kubeone.Terraform {
+	var tf kubeone.Terraform
+	if o == nil {
+		return tf
+	}
+	if cp := o.ControlPlane; cp != nil {
+		tf.ClusterName, tf.CloudProvider, tf.ControlPlaneHosts = cp.ClusterName, cp.CloudProvider, cp.hasAddresses()
+	}
+	if o.API != nil {
+		tf.Endpoint, tf.AlternativeNames = o.API.Endpoint, len(o.API.AlternativeNames) > 0
+	}
+	tf.StaticWorkerHosts = o.staticWorkerHosts()
+	return tf
+}

@@ -144,6 +144,11 @@ type OpenStackWorkerSpec struct {
 	FloatingIPPool string `json:"floatingIpPool,omitempty"`
 	// AvailabilityZone to create the machine in.
 	AvailabilityZone string `json:"availabilityZone,omitempty"`
+	// Region of the cloud to create the machine in: it picks the endpoints of the
+	// machine-controller's own Keystone catalog, used with its own credentials; a region the
+	// catalog does not have fails the Machine with the catalog's regions named. Default: the
+	// controller's OS_REGION_NAME.
+	Region string `json:"region,omitempty"`
 	// ServerGroupID of a server group (for anti-affinity), passed as a scheduler hint.
 	ServerGroupID string `json:"serverGroupID,omitempty"`
 	// Tags are added to the server's metadata.

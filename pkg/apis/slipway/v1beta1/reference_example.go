@@ -111,6 +111,7 @@ func referenceCluster() Cluster {
 					SecurityGroups:   []string{"cluster-nodes"},
 					FloatingIPPool:   "ext-net",
 					AvailabilityZone: "az1",
+					Region:           "RegionOne",
 					ServerGroupID:    "fe9dcd44-f08a-492a-9e64-4e38e1d51573",
 					Tags:             map[string]string{"team": "platform"},
 					RootDiskSizeGB:   &disk,

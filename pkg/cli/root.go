@@ -96,6 +96,7 @@ manages OpenStack worker pools through its in-cluster machine-controller.
 	root.SetHelpFunc(helpWithoutUnread(root.HelpFunc()))
 
 	root.AddCommand(
+		newInitCommand(s),
 		newApplyCommand(g, s),
 		newResetCommand(g, s),
 		newStatusCommand(g, s),

@@ -153,3 +153,34 @@ func TestPrintedManifestsLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestStarters: every manifest slipway init writes loads and validates without a warning, the
+// OpenStack one with the outputs of the Terraform example it is written with (the shape of
+// examples/openstack-tf-output.json).
+func TestStarters(t *testing.T) {
+	for _, shape := range v1beta1.Shapes {
+		t.Run(shape, func(t *testing.T) {
+			m, ok := v1beta1.Starter(shape)
+			if !ok || !strings.HasPrefix(m, "# ") {
+				t.Fatalf("no commented starter for %s", shape)
+			}
+			opts := Options{ManifestPath: "-", Stdin: strings.NewReader(m)}
+			if shape == v1beta1.ShapeOpenStack {
+				opts.TerraformSource = "../../examples/openstack-tf-output.json"
+			}
+			res, err := Load(context.Background(), opts)
+			if err != nil {
+				t.Fatalf("the %s starter does not load: %v", shape, err)
+			}
+			for _, w := range res.Warnings {
+				t.Errorf("the %s starter has a warning: %s", shape, w)
+			}
+			if shape == v1beta1.ShapeOpenStack && (len(res.Cluster.Workers) != 1 || res.Cluster.CloudProvider.OpenStack == nil) {
+				t.Errorf("the OpenStack starter has %d pools, cloud %+v", len(res.Cluster.Workers), res.Cluster.CloudProvider)
+			}
+		})
+	}
+	if _, ok := v1beta1.Starter("aws"); ok {
+		t.Error("a starter for aws")
+	}
+}

@@ -83,3 +83,38 @@ var minimal string
 
 // Minimal returns a small valid manifest to start from.
 func Minimal() string { return minimal }
+
+// The shapes of cluster that Starter writes a manifest for.
+const (
+	ShapeSingle    = "single"
+	ShapeHA        = "ha"
+	ShapeOpenStack = "openstack"
+)
+
+// Shapes are the shapes Starter knows, the first the default.
+var Shapes = []string{ShapeSingle, ShapeHA, ShapeOpenStack}
+
+//go:embed starter-single.yaml
+var starterSingle string
+
+//go:embed starter-ha.yaml
+var starterHA string
+
+//go:embed starter-openstack.yaml
+var starterOpenStack string
+
+// Starter returns a commented manifest to start a cluster of the given shape from (slipway
+// init): one host; three control planes behind a load balancer with static workers; or OpenStack
+// with the repository's Terraform example (terraform/openstack) supplying the hosts. Each loads
+// and validates, the OpenStack one with that example's outputs. ok is false for another shape.
+func Starter(shape string) (manifest string, ok bool) {
+	switch shape {
+	case ShapeSingle:
+		return starterSingle, true
+	case ShapeHA:
+		return starterHA, true
+	case ShapeOpenStack:
+		return starterOpenStack, true
+	}
+	return "", false
+}

@@ -87,7 +87,7 @@ test-quick: ## unit tests and the integration tests that need no Docker, without
 RACE_PKGS := ./pkg/access/... ./pkg/addons/... ./pkg/apiproxy/... ./pkg/apis/... ./pkg/applied/... ./pkg/bootstrap/... \
 	./pkg/cli/... ./pkg/cluster/... ./pkg/config/... ./pkg/csr/... ./pkg/etcd/... ./pkg/internal/... \
 	./pkg/inventory/... ./pkg/kube/... ./pkg/kubeadm/... ./pkg/mcdeploy/... ./pkg/mirror/... ./pkg/phases/... \
-	./pkg/plan/... ./pkg/probe/... ./pkg/scripts/... ./pkg/ssh/... ./pkg/strict/... \
+	./pkg/plan/... ./pkg/probe/... ./pkg/progress/... ./pkg/scripts/... ./pkg/ssh/... ./pkg/strict/... \
 	./pkg/terraform/... ./pkg/version/... ./pkg/workers/... ./pkg/yamlfmt/...
 
 # The README's test command. It runs everything: unit tests, integration tests against real

@@ -411,6 +411,7 @@ func TestHelpListsTheGlobalFlagsItReads(t *testing.T) {
 		{[]string{"config", "migrate", "--help"}, []string{"--tfjson"}, []string{"--manifest", "--verbose"}},
 		{[]string{"version", "--help"}, nil, []string{"--manifest", "--tfjson", "--verbose"}},
 		{[]string{"help", "config", "print"}, nil, []string{"--manifest", "--tfjson", "--verbose"}},
+		{[]string{"--help"}, []string{"--manifest", "--tfjson", "--verbose", "--log-format"}, nil},
 	}
 	for _, tt := range tests {
 		out, _, code := run(t, "", tt.args...)

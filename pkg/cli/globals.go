@@ -66,9 +66,13 @@ func flagNames(f *pflag.Flag) string {
 }
 
 // helpWithoutUnread wraps a help function so that a command's help lists only the global flags
-// it reads.
+// it reads; the root's lists them all.
 func helpWithoutUnread(help func(*cobra.Command, []string)) func(*cobra.Command, []string) {
 	return func(cmd *cobra.Command, args []string) {
+		if cmd == cmd.Root() {
+			help(cmd, args)
+			return
+		}
 		var hidden []*pflag.Flag
 		for _, name := range globalFlags {
 			if f := cmd.Root().PersistentFlags().Lookup(name); f != nil && !f.Hidden && !readsFlag(cmd, name) {

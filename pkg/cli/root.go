@@ -58,7 +58,7 @@ manages OpenStack worker pools through its in-cluster machine-controller.
 
 ` + exitCodeTable(),
 		Example: `  # Start a manifest, then see what it expands to with your Terraform output
-  slipway config print > cluster.yaml
+  slipway init --shape openstack
   slipway config dump -m cluster.yaml -t ./terraform
 
   # Show the MachineDeployments the worker pools become

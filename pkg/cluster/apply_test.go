@@ -208,6 +208,8 @@ func TestApplyChecksLocalInputsBeforeAnyHost(t *testing.T) {
 		{"no S3 access key", nil, func(c *v1beta1.Cluster) { s3(c) }, "etcd.snapshots.s3 is set: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
 		{"an S3 CA file that is missing", map[string]string{"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"},
 			func(c *v1beta1.Cluster) { s3(c).CAFile = filepath.Join(dir, "missing.pem") }, "etcd.snapshots.s3.caFile " + filepath.Join(dir, "missing.pem")},
+		{"an S3 access key with a line break", map[string]string{"AWS_ACCESS_KEY_ID": "AKIA\nEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret-key"},
+			func(c *v1beta1.Cluster) { s3(c) }, "AWS_ACCESS_KEY_ID (12 characters) must be 3 to 128 letters"},
 		{"a registry CA file that is not PEM", nil, func(c *v1beta1.Cluster) {
 			c.ContainerRuntime.Containerd.Registries = map[string]v1beta1.ContainerdRegistry{"docker.io": {TLSConfig: &v1beta1.RegistryTLSConfig{CAFile: notPEM}}}
 		}, "containerRuntime.containerd.registries[docker.io].tlsConfig.caFile " + notPEM},

@@ -93,5 +93,8 @@ func snapshotS3Credentials(s *v1beta1.SnapshotS3, getenv func(string) string) (*
 		}
 		creds.CA = data
 	}
+	if err := creds.Check(); err != nil {
+		return nil, &config.Error{Source: "the environment", Err: err}
+	}
 	return creds, nil
 }

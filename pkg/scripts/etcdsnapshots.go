@@ -62,11 +62,8 @@ func newS3Upload(s *v1beta1.SnapshotS3, creds *S3Credentials) (*s3Upload, string
 	if creds == nil {
 		return nil, "", fmt.Errorf("etcd.snapshots.s3 is set: %s", S3CredentialsHelp)
 	}
-	for name, v := range map[string]string{"AWS_ACCESS_KEY_ID": creds.AccessKeyID, "AWS_SECRET_ACCESS_KEY": creds.SecretAccessKey} {
-		if !s3KeyRE.MatchString(v) {
-			// The value is a secret: the error describes it without repeating it.
-			return nil, "", fmt.Errorf("%s (%d characters) must be 3 to 128 letters, digits, '/', '+', '=', '.', '_' or '-'", name, len(v))
-		}
+	if err := creds.Check(); err != nil {
+		return nil, "", err
 	}
 	u, err := url.Parse(s.Endpoint)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && s.Insecure)) {
@@ -87,6 +84,19 @@ func newS3Upload(s *v1beta1.SnapshotS3, creds *S3Credentials) (*s3Upload, string
 		conf += fmt.Sprintf("cacert = \"%s\"\n", SnapshotS3CA)
 	}
 	return up, conf, nil
+}
+
+// Check refuses an access key that the rendered curl configuration could not carry as it is:
+// each part 3 to 128 letters, digits, '/', '+', '=', '.', '_' or '-' (so no quote, space or line
+// break). apply calls it when it reads the key, before any host is reached.
+func (c *S3Credentials) Check() error {
+	for _, kv := range [][2]string{{"AWS_ACCESS_KEY_ID", c.AccessKeyID}, {"AWS_SECRET_ACCESS_KEY", c.SecretAccessKey}} {
+		if !s3KeyRE.MatchString(kv[1]) {
+			// The value is a secret: the error describes it without repeating it.
+			return fmt.Errorf("%s (%d characters) must be 3 to 128 letters, digits, '/', '+', '=', '.', '_' or '-'", kv[0], len(kv[1]))
+		}
+	}
+	return nil
 }
 
 // S3CredentialsHelp says where the S3 access key comes from.

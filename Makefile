@@ -41,6 +41,17 @@ generate: $(TOOLS)/controller-gen ## regenerate deepcopy code and CRDs
 	$(TOOLS)/controller-gen object paths=./pkg/apis/...
 	$(TOOLS)/controller-gen crd:generateEmbeddedObjectMeta=true paths=./pkg/apis/cluster/... output:crd:dir=manifests/crds
 
+# Rewrite the golden files from what the code renders now: every package whose tests import
+# test/golden, with SLIPWAY_UPDATE_GOLDEN=1, which reaches them all (a plain `go test ./...
+# -update` fails in the packages that do not know the flag). Under -short, so that no Docker
+# sandbox host starts; pkg/terraform's captures come from the real terraform, in a run of their own.
+.PHONY: golden
+golden: ## rewrite every golden file (the packages that import test/golden; pkg/terraform's captures with the real terraform)
+	pkgs=$$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | \
+	  awk '/ github.com\/slipway-dev\/slipway\/test\/golden( |$$)/ {print $$1}') && test -n "$$pkgs" && \
+	SLIPWAY_UPDATE_GOLDEN=1 $(GO) test -count=1 -short $$pkgs
+	SLIPWAY_UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^TestCaptures$$' ./pkg/terraform
+
 .PHONY: lint
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck
 	@out=$$(gofmt -l cmd pkg test); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"path/filepath"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // clusters are the fixtures in testdata/clusters, each rendered to testdata/<name>.golden.
 var clusters = []string{"flannel", "flannel-hostgw-overwrite", "canal", "cilium", "cilium-kpr"}
@@ -78,7 +76,7 @@ func decode(t *testing.T, manifest []byte) []*unstructured.Unstructured {
 func TestGolden(t *testing.T) {
 	for _, name := range clusters {
 		t.Run(name, func(t *testing.T) {
-			golden(t, name+".golden", render(t, name))
+			golden.Check(t, filepath.Join("testdata", name+".golden"), render(t, name))
 		})
 	}
 }

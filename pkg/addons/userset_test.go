@@ -15,6 +15,7 @@ import (
 
 	"github.com/slipway-dev/slipway/pkg/addons"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/test/golden"
 )
 
 // values are the template values of a typical cluster.
@@ -59,7 +60,7 @@ func TestRenderSetGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "# %s hash %s\n---\n%s", o, o.Hash, data)
 	}
-	golden(t, filepath.Join("useraddons", "set.golden"), b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "useraddons", "set.golden"), b.Bytes())
 	if len(objs) != 3 || objs[1].Line != 4 || objs[1].Doc != 1 || objs[2].Doc != 2 {
 		t.Errorf("objects %v: want the ConfigMap as document 1 at line 4 and the ClusterRole as document 2", objs)
 	}

@@ -3,8 +3,6 @@ package bootstrap_test
 import (
 	"context"
 	"encoding/base64"
-	"flag"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,9 +15,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/scripts"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const testKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ops@example"
 
@@ -89,19 +86,7 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading golden file (run with -update to create it): %v", err)
-			}
-			if got != string(want) {
-				t.Errorf("Render() differs from %s (run with -update to accept)", path)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(got))
 		})
 	}
 }

@@ -3,8 +3,6 @@ package ccmdeploy
 import (
 	"bytes"
 	"encoding/base64"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const password = "pa;ss #\"word\\" // characters that gcfg would cut or misread unquoted
 
@@ -53,26 +50,8 @@ func TestGolden(t *testing.T) {
 		all.Write(b)
 	}
 	conf := secretData(t, objs)[ConfigFile]
-	golden(t, "render.golden", all.Bytes())
-	golden(t, "cloud.conf.golden", conf)
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the rendering (go test -update rewrites it):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "render.golden"), all.Bytes())
+	golden.Check(t, filepath.Join("testdata", "cloud.conf.golden"), conf)
 }
 
 func secretData(t *testing.T, objs []*unstructured.Unstructured) map[string][]byte {

@@ -3,8 +3,6 @@ package imagelist_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,9 +11,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/imagelist"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // load loads testdata/<name>.yaml as apply does, with the machine-controller image tag v1.2.3.
 func load(t *testing.T, name string) *v1beta1.Cluster {
@@ -89,19 +86,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("images differ from %s (go test -update rewrites it):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), got)
 		})
 	}
 }

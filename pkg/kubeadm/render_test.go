@@ -2,8 +2,6 @@ package kubeadm_test
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,9 +10,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const (
 	token   = "abcdef.0123456789abcdef"
@@ -103,7 +100,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, got)
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), got)
 		})
 	}
 }
@@ -143,31 +140,13 @@ func TestKubeletFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "kubelet-config", cfg)
+	golden.Check(t, filepath.Join("testdata", "kubelet-config.golden"), cfg)
 	patch, ok, err := kubeadm.KubeletPatch(c.StaticWorkers.Hosts[0])
 	if err != nil || !ok {
 		t.Fatalf("KubeletPatch(worker-1) = ok %v, err %v; want a patch", ok, err)
 	}
-	golden(t, "kubelet-patch-worker", patch)
+	golden.Check(t, filepath.Join("testdata", "kubelet-patch-worker.golden"), patch)
 	if _, ok, _ := kubeadm.KubeletPatch(c.ControlPlane.Hosts[1]); ok {
 		t.Error("KubeletPatch(cp-2) returned a patch for a host without kubelet settings")
-	}
-}
-
-// golden compares got with testdata/<name>.golden, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
 	}
 }

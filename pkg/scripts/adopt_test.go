@@ -14,7 +14,7 @@ func TestAdoptGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, got)
+			checkScript(t, name, got)
 		})
 	}
 }

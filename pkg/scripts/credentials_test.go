@@ -42,8 +42,8 @@ func TestCredentialsDir(t *testing.T) {
 		return prereq, install
 	}
 	prereq, install := render(credentialsDir)
-	golden(t, "prerequisites-ubuntu-credentials-dir", prereq)
-	golden(t, "install-ubuntu-credentials-dir", install)
+	checkScript(t, "prerequisites-ubuntu-credentials-dir", prereq)
+	checkScript(t, "install-ubuntu-credentials-dir", install)
 	for _, s := range append(secrets, "proxy.example.com") {
 		for name, script := range map[string]string{"prerequisites": prereq, "install-kubernetes": install} {
 			if strings.Contains(script, s) {

@@ -14,7 +14,7 @@ func TestEtcdSnapshotsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "etcd-snapshots", s)
+	checkScript(t, "etcd-snapshots", s)
 	for _, want := range []string{"OnCalendar=Mon,Tue,Wed,Thu,Fri *-*-* 00,06,12,18:00:00 UTC", "head -n -7", "'registry.k8s.io/etcd:3.6.6-0'", "node='cp-1'"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the set-up lacks %q", want)
@@ -24,7 +24,7 @@ func TestEtcdSnapshotsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "etcd-snapshots-off", off)
+	checkScript(t, "etcd-snapshots-off", off)
 	if strings.Contains(off, scripts.SnapshotDir+"'") || strings.Contains(off, "remove_path '"+scripts.SnapshotDir) {
 		t.Error("stopping the snapshots removes the snapshots taken")
 	}
@@ -51,7 +51,7 @@ func TestEtcdSnapshotsS3Golden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "etcd-snapshots-s3", s)
+	checkScript(t, "etcd-snapshots-s3", s)
 	for _, want := range []string{
 		"put_file '/etc/slipway/etcd-snapshot-s3.curlrc' 0600 <<'SLIPWAY_S3_CONFIG'\n# slipway: the S3 access key for the etcd snapshot uploads\nuser = \"AKIAEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\"\ncacert = \"/etc/slipway/etcd-snapshot-s3-ca.crt\"\nSLIPWAY_S3_CONFIG\n",
 		"put_file '/etc/slipway/etcd-snapshot-s3-ca.crt' 0644 <<'SLIPWAY_S3_CA'\n" + string(ca) + "SLIPWAY_S3_CA\n",

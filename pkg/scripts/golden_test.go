@@ -1,35 +1,20 @@
 package scripts_test
 
 import (
-	"flag"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/scripts"
+	"github.com/slipway-dev/slipway/test/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares a rendered script with testdata/<name>.golden (rewritten under -update) and
-// checks that bash can parse it.
-func golden(t *testing.T, name, got string) {
+// checkScript compares a rendered script with testdata/<name>.golden (rewritten under -update)
+// and checks that bash can parse it.
+func checkScript(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("script differs from %s (run with -update to accept):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 	cmd := exec.Command("bash", "-n")
 	cmd.Stdin = strings.NewReader(got)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -38,7 +23,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestProbeGolden(t *testing.T) {
-	golden(t, "probe", scripts.Probe())
+	checkScript(t, "probe", scripts.Probe())
 }
 
 func TestApplyLockGolden(t *testing.T) {
@@ -53,6 +38,6 @@ func TestApplyLockGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "apply-lock-"+p.Op, s)
+		checkScript(t, "apply-lock-"+p.Op, s)
 	}
 }

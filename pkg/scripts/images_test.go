@@ -13,7 +13,7 @@ func TestImportImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "import-images", got)
+	checkScript(t, "import-images", got)
 
 	for _, tt := range []struct {
 		name    string

@@ -39,7 +39,7 @@ func TestPrerequisitesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, got)
+			checkScript(t, tt.name, got)
 		})
 	}
 }
@@ -73,7 +73,7 @@ func TestInstallKubernetesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, got)
+			checkScript(t, tt.name, got)
 		})
 	}
 }

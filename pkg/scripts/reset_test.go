@@ -31,8 +31,8 @@ func TestResetGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, got)
+			checkScript(t, tt.name, got)
 		})
 	}
-	golden(t, "restart-kubelet", scripts.RestartKubelet())
+	checkScript(t, "restart-kubelet", scripts.RestartKubelet())
 }

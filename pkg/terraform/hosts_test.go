@@ -1,9 +1,7 @@
 package terraform
 
 import (
-	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,13 +10,13 @@ import (
 	"time"
 
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/output-<name>.json from testdata/capture/<name> with the real terraform")
 
 // TestCaptures: each testdata/output-<name>.json is what the real terraform prints for
 // `terraform output -json` of testdata/capture/<name>/main.tf, byte for byte (-update rewrites
-// them), so the contract's tests read the shapes that Terraform really writes.
+// them from the real terraform; `make golden` does too), so the contract's tests read the shapes
+// that Terraform really writes.
 func TestCaptures(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/capture/*")
 	if err != nil || len(dirs) < 5 {
@@ -41,19 +39,7 @@ func TestCaptures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("terraform output -json: %v", err)
 			}
-			file := filepath.Join("testdata", "output-"+name+".json")
-			if *update {
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (go test ./pkg/terraform -run TestCaptures -update writes it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s is not what terraform prints for %s (rerun with -update):\n%s", file, dir, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "output-"+name+".json"), got)
 		})
 	}
 }

@@ -2,20 +2,16 @@ package workers_test
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/config"
 	"github.com/slipway-dev/slipway/pkg/workers"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestGolden renders the MachineDeployments of example manifests (merged with their Terraform
 // output) and compares them with testdata/*.golden.yaml.
@@ -40,19 +36,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden.yaml")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("output differs from %s (-want +got):\n%s", golden, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden.yaml"), got)
 		})
 	}
 }

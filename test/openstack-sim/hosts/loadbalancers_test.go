@@ -2,7 +2,6 @@ package hosts
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
+	"github.com/slipway-dev/slipway/test/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestHaproxyConfig(t *testing.T) {
 	lb := openstacktest.LoadBalancerInfo{ID: "7f0c5bd2-lb", Name: "cluster-api", VIP: "192.168.1.5", AdminUp: true,
@@ -33,19 +31,7 @@ func TestHaproxyConfig(t *testing.T) {
 		}},
 	}
 	got := haproxyConfigOf(lb)
-	golden := filepath.Join("testdata", "haproxy.cfg")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Fatalf("haproxy config differs from %s (run with -update):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "haproxy.cfg"), []byte(got))
 
 	// haproxy itself, from the node image the amphorae run, must accept it.
 	if testing.Short() {

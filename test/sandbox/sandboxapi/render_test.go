@@ -2,17 +2,15 @@ package sandboxapi
 
 import (
 	"crypto/ed25519"
-	"flag"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/slipway-dev/slipway/test/golden"
+)
 
 func TestPlan(t *testing.T) {
 	subnet := netip.MustParsePrefix("172.30.0.0/24")
@@ -112,19 +110,7 @@ func TestRendering(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tt.golden+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", tt.golden, path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.golden+".golden"), got)
 		})
 	}
 }

@@ -10,6 +10,10 @@
 //	go test -json ./... | go run ./test/noskip -fail
 //	go test -json -run TestPools ./test/e2e | go run ./test/noskip -stream
 //
+// When the environment names a file in NOSKIP_FAILURES, the failed tests are also appended to it
+// in a compact form (see appendFailures), so that a script running several `go test` processes
+// (.ci/run) can print one short list of what failed, and why, last of all.
+//
 // Its exit status is 1 when a test or package failed, when a skip is not allowed, or when the
 // input ends without a result for a package it saw start; the caller keeps `go test`'s own
 // status with `set -o pipefail`.
@@ -64,7 +68,62 @@ func main() {
 		fmt.Fprintln(os.Stderr, "noskip:", err)
 		os.Exit(1)
 	}
-	os.Exit(s.report(os.Stdout, *fail))
+	status := s.report(os.Stdout, *fail)
+	if name := os.Getenv("NOSKIP_FAILURES"); name != "" {
+		if err := appendFailures(name, s.failures, s.unfinished()); err != nil {
+			fmt.Fprintln(os.Stderr, "noskip:", err)
+			status = 1
+		}
+	}
+	os.Exit(status)
+}
+
+// Limits of the compact list: it is printed at the very end of a CI log, whose tail is what a
+// reader sees first.
+const (
+	compactLines = 6
+	compactWidth = 240
+)
+
+// appendFailures appends to the file name each failure, subtests before the tests they belong
+// to, as "FAIL test" (the package's path with no test) and its last compactLines lines, each cut
+// to compactWidth characters, and a line for each package that reported no result. It writes
+// once, so that processes appending to the same file (O_APPEND) do not interleave their lines.
+func appendFailures(name string, failures []failure, unfinished []string) error {
+	if len(failures) == 0 && len(unfinished) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, f := range failures {
+		name := f.test
+		if name == "" {
+			name = f.pkg + " (the package itself)"
+		}
+		fmt.Fprintf(&b, "FAIL %s\n", name)
+		tail := f.tail
+		if len(tail) > compactLines {
+			tail = tail[len(tail)-compactLines:]
+		}
+		for _, l := range tail {
+			l = strings.TrimSpace(l)
+			if r := []rune(l); len(r) > compactWidth {
+				l = string(r[:compactWidth]) + "…"
+			}
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	for _, p := range unfinished {
+		fmt.Fprintf(&b, "UNFINISHED %s: started but reported no result (killed or timed out?)\n", p)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // read copies the plain result lines to w as events arrive (with stream, every line of output),
@@ -150,14 +209,7 @@ func (s *summary) report(w io.Writer, fail bool) int {
 			}
 		}
 	}
-	var unfinished []string
-	for p := range s.started {
-		if !s.finished[p] {
-			unfinished = append(unfinished, p)
-		}
-	}
-	sort.Strings(unfinished)
-	for _, p := range unfinished {
+	for _, p := range s.unfinished() {
 		fmt.Fprintf(w, "noskip: %s started but reported no result (killed or timed out?)\n", p)
 		status = 1
 	}
@@ -174,6 +226,18 @@ func (s *summary) report(w io.Writer, fail bool) int {
 		return 1
 	}
 	return status
+}
+
+// unfinished are the packages that started and reported no result, sorted.
+func (s *summary) unfinished() []string {
+	var ps []string
+	for p := range s.started {
+		if !s.finished[p] {
+			ps = append(ps, p)
+		}
+	}
+	sort.Strings(ps)
+	return ps
 }
 
 // reason is the last line a skipped test printed before its "--- SKIP" line, which is where

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,72 @@ func TestUnfinishedPackage(t *testing.T) {
 	}
 	if status := s.report(&out, false); status != 1 || !strings.Contains(out.String(), "example.com/a started but reported no result") {
 		t.Errorf("status %d, output:\n%s", status, &out)
+	}
+}
+
+// The compact list: each failure with its last lines, long lines cut, packages cut off named, and
+// two processes' lists one after the other in the same file.
+func TestAppendFailures(t *testing.T) {
+	name := t.TempDir() + "/failures"
+	long := strings.Repeat("x", compactWidth+10)
+	first := []failure{
+		{pkg: "example.com/a", test: "TestX/sub", tail: []string{"    one", "    two", "    three", "    four", "    five", "    six", "    seven"}},
+		{pkg: "example.com/a", test: "TestX", tail: []string{"    " + long}},
+	}
+	if err := appendFailures(name, first, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendFailures(name, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendFailures(name, []failure{{pkg: "example.com/b", tail: []string{"panic: boom"}}}, []string{"example.com/c"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "FAIL TestX/sub\n    two\n    three\n    four\n    five\n    six\n    seven\n" +
+		"FAIL TestX\n    " + strings.Repeat("x", compactWidth) + "…\n" +
+		"FAIL example.com/b (the package itself)\n    panic: boom\n" +
+		"UNFINISHED example.com/c: started but reported no result (killed or timed out?)\n"
+	if string(got) != want {
+		t.Errorf("the file holds:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The command itself appends to the file NOSKIP_FAILURES names, and leaves it alone when all passed.
+func TestFailuresFile(t *testing.T) {
+	if os.Getenv("NOSKIP_MAIN") == "1" {
+		main()
+		return
+	}
+	for _, tt := range []struct {
+		file string
+		want string
+	}{
+		{"fail.json", "FAIL TestBad\n"},
+		{"skips.json", ""},
+	} {
+		name := t.TempDir() + "/failures"
+		in, err := os.Open("testdata/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFailuresFile$")
+		cmd.Env = append(os.Environ(), "NOSKIP_MAIN=1", "NOSKIP_FAILURES="+name)
+		cmd.Stdin = in
+		out, _ := cmd.CombinedOutput()
+		in.Close()
+		got, err := os.ReadFile(name)
+		if tt.want == "" {
+			if !os.IsNotExist(err) {
+				t.Errorf("%s: the file was written (%v): %q\n%s", tt.file, err, got, out)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(string(got), tt.want) || !strings.Contains(string(got), "broken widget") {
+			t.Errorf("%s: the file holds %q (%v); want it to start with %q and name the message\n%s", tt.file, got, err, tt.want, out)
+		}
 	}
 }

@@ -18,6 +18,11 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // The Kubernetes conformance suite (issue 22) against a cluster that slipway built: e2e.test,
@@ -257,6 +262,7 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 		}
 	}
 
+	h.waitSettled(kubeconfig, 10*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout+5*time.Minute)
 	defer cancel()
 	args := []string{
@@ -299,7 +305,7 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 			} else {
 				msg = c.Error.Message
 			}
-			sum.Messages = append(sum.Messages, tailLines(msg, 6))
+			sum.Messages = append(sum.Messages, headLines(msg, 8))
 		default:
 			sum.Specs++
 			sum.Passed++
@@ -312,8 +318,21 @@ func (h *harness) runConformance(s conformanceSuite, kubeconfig string, o confor
 	writeSummary(h.t, o.ReportDir, sum)
 	h.t.Logf("conformance summary (%s):\n%s", o.ReportDir, sum)
 	if len(sum.Failed) > 0 || runErr != nil {
+		// The log's end first, then why each spec failed and the state of the nodes and of
+		// kube-system's pods (what the suite's set-up waits for), so that the last lines of the
+		// test's output, which a CI digest shows, say what went wrong.
 		log, _ := os.ReadFile(logFile.Name())
-		h.t.Errorf("conformance: %d of %d specs failed (ginkgo: %v); end of the log:\n%s", len(sum.Failed), sum.Specs, runErr, tailLines(string(log), 80))
+		var why strings.Builder
+		for i, f := range sum.Failed {
+			fmt.Fprintf(&why, "FAILED %s", f)
+			if i < len(sum.Messages) && sum.Messages[i] != "" {
+				fmt.Fprintf(&why, ": %s", strings.Join(strings.Fields(sum.Messages[i]), " "))
+			}
+			why.WriteString("\n")
+		}
+		state, _ := clusterState(kubeconfig)
+		h.t.Errorf("conformance: %d of %d specs failed (ginkgo: %v); end of the log:\n%s\n%s%s", len(sum.Failed), sum.Specs, runErr,
+			tailLines(string(log), 80), why.String(), state)
 	}
 	return sum
 }
@@ -385,6 +404,109 @@ func readJUnit(t *testing.T, path string) junitReport {
 // in brackets when it has some.
 func specText(caseName string) string {
 	return strings.TrimPrefix(caseName, "[It] ")
+}
+
+// headLines is the first n lines of s.
+func headLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitSettled waits until every node is Ready and every kube-system pod Ready or Succeeded,
+// which the suite's set-up requires (it gives up after --system-pods-startup-timeout): the
+// subtest before may just have replaced a node, whose pods are still starting. It fails the
+// test with what is not yet so when timeout passes.
+func (h *harness) waitSettled(kubeconfig string, timeout time.Duration) {
+	h.t.Helper()
+	start := time.Now()
+	var state string
+	err := wait.PollUntilContextTimeout(context.Background(), 2*time.Second, timeout, true, func(context.Context) (bool, error) {
+		var settled bool
+		state, settled = clusterState(kubeconfig)
+		return settled, nil
+	})
+	if err != nil {
+		h.t.Fatalf("the cluster did not settle in %s before the conformance suite:\n%s", timeout, state)
+	}
+	h.t.Logf("the cluster settled in %s: %s", time.Since(start).Round(time.Second), strings.ReplaceAll(strings.TrimSpace(state), "\n", "; "))
+}
+
+// clusterState is a line per node that is not Ready and per kube-system pod that is neither
+// Ready nor Succeeded, with why, and a count of each; an error reading them is said too.
+// settled is true when every node is Ready and every such pod is.
+func clusterState(kubeconfig string) (state string, settled bool) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return "cluster state: " + err.Error() + "\n", false
+	}
+	cfg.Timeout = 20 * time.Second
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "cluster state: " + err.Error() + "\n", false
+	}
+	ctx := context.Background()
+	var b strings.Builder
+	settled = true
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		settled = false
+		fmt.Fprintf(&b, "nodes: %v\n", err)
+	} else {
+		bad := 0
+		for _, n := range nodes.Items {
+			for _, cond := range n.Status.Conditions {
+				if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
+					bad++
+					fmt.Fprintf(&b, "node %s not Ready: %s %s\n", n.Name, cond.Reason, cond.Message)
+				}
+			}
+			if n.Spec.Unschedulable {
+				fmt.Fprintf(&b, "node %s is cordoned\n", n.Name)
+			}
+		}
+		fmt.Fprintf(&b, "nodes: %d, %d not Ready\n", len(nodes.Items), bad)
+		settled = settled && bad == 0 && len(nodes.Items) > 0
+	}
+	pods, err := c.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		fmt.Fprintf(&b, "kube-system pods: %v\n", err)
+		return b.String(), false
+	}
+	bad := 0
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded || podReady(&p) {
+			continue
+		}
+		bad++
+		why := []string{string(p.Status.Phase)}
+		if p.Status.Reason != "" {
+			why = append(why, p.Status.Reason)
+		}
+		if p.DeletionTimestamp != nil {
+			why = append(why, "terminating since "+p.DeletionTimestamp.UTC().Format(time.TimeOnly))
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			switch {
+			case cs.State.Waiting != nil:
+				why = append(why, fmt.Sprintf("%s waiting: %s %s", cs.Name, cs.State.Waiting.Reason, cs.State.Waiting.Message))
+			case cs.State.Terminated != nil:
+				why = append(why, fmt.Sprintf("%s terminated: %s (exit %d)", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode))
+			case !cs.Ready:
+				why = append(why, fmt.Sprintf("%s running, not ready, %d restarts", cs.Name, cs.RestartCount))
+			}
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Status != corev1.ConditionTrue && cond.Message != "" {
+				why = append(why, fmt.Sprintf("%s: %s", cond.Type, cond.Message))
+			}
+		}
+		fmt.Fprintf(&b, "pod kube-system/%s on %q: %s\n", p.Name, p.Spec.NodeName, strings.Join(why, "; "))
+	}
+	fmt.Fprintf(&b, "kube-system pods: %d, %d neither Ready nor Succeeded\n", len(pods.Items), bad)
+	return b.String(), settled && bad == 0
 }
 
 func tailLines(s string, n int) string {

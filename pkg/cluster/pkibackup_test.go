@@ -114,7 +114,12 @@ func TestSavePKIBackup(t *testing.T) {
 		t.Errorf("apply again with the same encryption configuration: %v, log %q; want silence", err, log.String())
 	}
 
-	// A key rotated: the same again.
+	// A key rotated: the same again. The backup was made readable to others meanwhile (by hand,
+	// or by a slipway before 0600 was enforced): the one kept is 0600 all the same (the check is
+	// in readBackupFile).
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	key2 := testEncryption(t, "key-2")
 	encryptOn(cp, key2)
 	if err := savePKIBackup(ctx, target, now.Add(2*time.Hour), &log); err != nil {

@@ -9,12 +9,14 @@
 # wait for each other.
 #
 # usage: test/s3/build.sh
-# env:   SLIPWAY_CACHE (default ~/.cache/slipway)
+# env:   SLIPWAY_CACHE (default ~/.cache/slipway),
+#        SLIPWAY_S3_MODULE (default test/s3/versitygw: the module with go.mod and go.sum; tests
+#        point it at a tampered copy)
 # prints the path of the versitygw binary on stdout.
 set -euo pipefail
 
 module=github.com/versity/versitygw
-src=$(cd "$(dirname "$0")/versitygw" && pwd)
+src=$(cd "${SLIPWAY_S3_MODULE:-$(dirname "$0")/versitygw}" && pwd)
 version=$(awk -v m="$module" '$1 == m {print $2; exit} $1 == "require" && $2 == m {print $3; exit}' "$src/go.mod")
 case "$version" in v[0-9]*.*.*) ;; *) echo "s3/build.sh: $src/go.mod does not require $module" >&2; exit 2 ;; esac
 

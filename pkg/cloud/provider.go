@@ -90,8 +90,8 @@ type SpecCheck func(namespace string, cloudProviderSpec json.RawMessage, path *f
 var ErrInstanceNotFound = errors.New("instance not found")
 
 // TerminalError is a failure that retrying cannot fix until the Machine's spec changes, such as
-// bad credentials, an unknown flavor or an exhausted quota. The controller records Reason and
-// Message in the Machine's status and stops retrying.
+// bad credentials or an unknown flavor. The controller records Reason and Message in the
+// Machine's status and stops retrying.
 type TerminalError struct {
 	Reason  v1alpha1.MachineStatusError
 	Message string
@@ -109,6 +109,31 @@ func AsTerminal(err error) (*TerminalError, bool) {
 	var t *TerminalError
 	ok := errors.As(err, &t)
 	return t, ok
+}
+
+// CapacityError is a refusal that the cloud lifts by itself once something frees up: a quota
+// the project has used up, or no room for the server. It is not terminal: the controller keeps
+// the Machine, says why in its InstanceReady condition and an event, and asks again with
+// backoff, so that a pool grows back to its size when quota frees.
+type CapacityError struct {
+	// Message is the cloud's own words, naming the quota (e.g. "Quota exceeded for instances").
+	Message string
+}
+
+func (e *CapacityError) Error() string {
+	return fmt.Sprintf("%s: %s", v1alpha1.InsufficientResourcesMachineError, e.Message)
+}
+
+// Capacity returns a CapacityError with a formatted message.
+func Capacity(format string, args ...any) error {
+	return &CapacityError{Message: fmt.Sprintf(format, args...)}
+}
+
+// AsCapacity reports whether err is or wraps a CapacityError.
+func AsCapacity(err error) (*CapacityError, bool) {
+	var c *CapacityError
+	ok := errors.As(err, &c)
+	return c, ok
 }
 
 // MachineUpdater persists a change to the Machine (annotations or providerStatus) right away,

@@ -191,7 +191,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	frozen := replacementFrozen(probe, tracked)
 	mr := machine.New(c, reader, kube, tracked, recorder, machine.Options{Workers: opts.Workers, JoinTimeout: opts.JoinTimeout,
 		UnhealthyTimeout: opts.UnhealthyTimeout, DrainTimeout: opts.DrainTimeout, ForcedDeleteTimeout: opts.ForcedDeleteTimeout,
-		PollInterval: opts.PollInterval, LeftoverNamespace: opts.LeftoverNamespace,
+		PollInterval: opts.PollInterval, CapacityRetryMax: opts.CapacityRetryMax, LeftoverNamespace: opts.LeftoverNamespace,
 		Join: bootstrap.ClusterInfo{Endpoint: opts.Join.Endpoint, CACertHash: opts.Join.CACertHash}})
 	steps := []struct {
 		name string

@@ -36,6 +36,14 @@ func (p *Provider) SetCreateError(fn func(m *v1alpha1.Machine) error) {
 	p.createErr = fn
 }
 
+// SetInstanceQuota caps the servers the project may hold at n (0: no cap), servers being
+// deleted included, as Nova counts them: a Create beyond it is refused with a capacity error.
+func (p *Provider) SetInstanceQuota(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.quota = n
+}
+
 // SetValidateError makes Validate return fn's error.
 func (p *Provider) SetValidateError(fn func(m *v1alpha1.Machine) error) {
 	p.mu.Lock()

@@ -40,6 +40,7 @@ type Provider struct {
 	createDelay time.Duration
 	deletePolls int
 	createErr   func(m *v1alpha1.Machine) error
+	quota       int // most servers the project may hold; 0: no limit
 	validateErr func(m *v1alpha1.Machine) error
 	creates     int
 	deletes     int
@@ -119,6 +120,11 @@ func (p *Provider) Create(ctx context.Context, m *v1alpha1.Machine, update cloud
 			p.mu.Unlock()
 			return nil, err
 		}
+	}
+	if p.quota > 0 && len(p.instances) >= p.quota {
+		used := len(p.instances)
+		p.mu.Unlock()
+		return nil, cloud.Capacity("creating server: Quota exceeded for instances: Requested 1, but already used %d of %d instances", used, p.quota)
 	}
 	p.seq++
 	p.creates++

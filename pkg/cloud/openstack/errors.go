@@ -59,19 +59,20 @@ func isNotFound(err error) bool {
 }
 
 // isQuota recognises the quota errors of Nova (403 or 413 "Quota exceeded"), Neutron (409
-// OverQuota) and Cinder (413 "...LimitExceeded").
+// OverQuota) and Cinder (413 "...LimitExceeded", "VolumeSizeExceedsAvailableQuota").
 func isQuota(code int, msg string, body string) bool {
 	switch code {
 	case http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusConflict:
 		return strings.Contains(msg, "Quota exceeded") || strings.Contains(body, "OverQuota") ||
-			strings.Contains(msg, "LimitExceeded") || strings.Contains(msg, "quota exceeded")
+			strings.Contains(msg, "LimitExceeded") || strings.Contains(msg, "quota exceeded") || strings.Contains(msg, "ExceedsAvailableQuota")
 	}
 	return false
 }
 
 // classify turns a cloud error into what the controller acts on: bad credentials or a
-// forbidden operation are InvalidConfiguration, an exhausted quota is InsufficientResources
-// (with the cloud's message kept), and everything else is a retryable error with context.
+// forbidden operation are InvalidConfiguration (terminal), an exhausted quota is a
+// CapacityError (with the cloud's message kept, retried with backoff until quota frees), and
+// everything else is a retryable error with context.
 func classify(err error, doing string) error {
 	if err == nil {
 		return nil
@@ -84,7 +85,7 @@ func classify(err error, doing string) error {
 	}
 	switch {
 	case isQuota(code, msg, body):
-		return cloud.Terminal(v1alpha1.InsufficientResourcesMachineError, "%s: %s", doing, msg)
+		return cloud.Capacity("%s: %s", doing, msg)
 	case code == http.StatusUnauthorized:
 		return cloud.Terminal(v1alpha1.InvalidConfigurationMachineError, "%s: the cloud rejected the credentials: %s", doing, msg)
 	case code == http.StatusForbidden:

@@ -12,7 +12,9 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 )
 
-func TestQuotaIsInsufficientResources(t *testing.T) {
+// An exhausted quota is a CapacityError, never terminal: the controller retries it until quota
+// frees. Its message keeps the cloud's words, which name the quota.
+func TestQuotaIsCapacity(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -35,11 +37,26 @@ func TestQuotaIsInsufficientResources(t *testing.T) {
 			m := newMachine(t, spec(sim, tc.extra))
 			st := newStore(m)
 			_, err := p.Create(ctx, m, st.update, "")
-			te := mustTerminal(t, err, v1alpha1.InsufficientResourcesMachineError)
-			if !strings.Contains(te.Message, tc.want) {
-				t.Fatalf("message %q lacks %q", te.Message, tc.want)
+			ce, ok := cloud.AsCapacity(err)
+			if !ok {
+				t.Fatalf("want a capacity error, got %v", err)
 			}
-			deleteAll(t, p, st) // whatever the failed create made is released
+			if _, terminal := cloud.AsTerminal(err); terminal {
+				t.Fatalf("a quota error is terminal: %v", err)
+			}
+			if !strings.Contains(ce.Message, tc.want) || !strings.HasPrefix(err.Error(), string(v1alpha1.InsufficientResourcesMachineError)+": ") {
+				t.Fatalf("error %q lacks %q or the reason", err, tc.want)
+			}
+			// Asked again once quota frees (as the controller does), the same Machine gets its
+			// server; whatever the refused attempt had made is reused or released.
+			sim.SetQuota(openstacktest.Quota{})
+			if _, err := p.Create(ctx, m, st.update, ""); err != nil {
+				t.Fatalf("the second machine once quota freed: %v", err)
+			}
+			if n := len(sim.Servers()); n != 2 {
+				t.Fatalf("%d servers, want both machines'", n)
+			}
+			deleteAll(t, p, st)
 			if n := len(sim.Servers()); n != 1 {
 				t.Fatalf("%d servers, want only the first machine's", n)
 			}

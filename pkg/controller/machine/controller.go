@@ -62,6 +62,9 @@ type Options struct {
 	// PollInterval is how often slow cloud operations (a server building or being deleted) and
 	// blocked drains are checked again.
 	PollInterval time.Duration
+	// CapacityRetryMax is the longest wait between two attempts to create a server that the
+	// cloud refused for quota or capacity; the wait starts at PollInterval and doubles.
+	CapacityRetryMax time.Duration
 	// LeftoverNamespace holds the ConfigMap that records servers left behind by forced deletions.
 	LeftoverNamespace string
 	// Join is where new Machines join as the flags say; a half left empty comes from kubeadm's
@@ -86,6 +89,9 @@ type Reconciler struct {
 	settings settingsMemo
 	// confirmed holds, by Machine UID, the cloud's last answer that its server runs.
 	confirmed sync.Map
+	// refusals counts, by Machine UID, the creates the cloud refused in a row for capacity
+	// (an int), for the backoff between them.
+	refusals sync.Map
 }
 
 // machineScope carries what the steps of one reconcile learn about the Machine.

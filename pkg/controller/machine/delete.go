@@ -99,4 +99,5 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl
 func (r *Reconciler) forget(m *v1alpha1.Machine) {
 	r.tokens.Delete(m.UID)
 	r.confirmed.Delete(m.UID)
+	r.refusals.Delete(m.UID)
 }

@@ -14,7 +14,9 @@ import (
 
 // reconcileHealth keeps the Healthy condition: False when the Node has not joined within the
 // join timeout, or has been NotReady longer than the unhealthy timeout (a lost server is marked
-// by reconcileInstance). It only judges; the health controller decides whether to replace.
+// by reconcileInstance). The join timeout counts from the Machine's creation, or from the end of
+// its wait for quota or capacity (see waitForCapacity) when it had to wait. It only judges; the
+// health controller decides whether to replace.
 func (r *Reconciler) reconcileHealth(_ context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.m
 	if c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy); c != nil && c.Reason == reasonInstanceLost {
@@ -25,9 +27,21 @@ func (r *Reconciler) reconcileHealth(_ context.Context, s *machineScope) (ctrl.R
 	}
 	now := time.Now()
 	if m.Status.NodeRef == nil {
-		deadline := m.CreationTimestamp.Add(r.opts.JoinTimeout)
+		start := m.CreationTimestamp.Time
+		if c := conditions.Find(m.Status.Conditions, v1alpha1.MachineHealthy); c != nil {
+			switch {
+			case c.Reason == reasonWaitingForCapacity:
+				// The wait has just ended: the cloud accepted the server.
+				start = now
+			case c.Status == metav1.ConditionTrue && c.Reason == reasonJoining && c.LastTransitionTime.After(start):
+				// Joining since the end of a wait (or since the first reconcile, seconds
+				// after the creation).
+				start = c.LastTransitionTime.Time
+			}
+		}
+		deadline := start.Add(r.opts.JoinTimeout)
 		if now.Before(deadline) {
-			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, "Joining", "")
+			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionTrue, reasonJoining, "")
 			return ctrl.Result{RequeueAfter: deadline.Sub(now)}, nil
 		}
 		conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionFalse, reasonJoinTimeout,

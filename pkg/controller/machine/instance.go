@@ -95,6 +95,9 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, s *machineScope) (ct
 					return ctrl.Result{}, gerr
 				}
 			}
+			if c, ok := cloud.AsCapacity(err); ok {
+				return r.waitForCapacity(s, c), nil
+			}
 			if t, ok := cloud.AsTerminal(err); ok {
 				fail(m, t.Reason, t.Message)
 				conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, string(t.Reason), t.Message)
@@ -102,6 +105,9 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, s *machineScope) (ct
 			}
 			conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, "CreateFailed", err.Error())
 			return ctrl.Result{}, err
+		}
+		if v, ok := r.refusals.LoadAndDelete(m.UID); ok {
+			r.recorder.Eventf(m, corev1.EventTypeNormal, reasonCapacityFreed, "The cloud accepted server %s after refusing it %d times for quota or capacity", inst.ID, v.(int))
 		}
 	case err != nil && m.Spec.ProviderID != nil:
 		// The cloud does not answer. Carry on with what was recorded about the server, so that
@@ -162,6 +168,42 @@ func (r *Reconciler) vouchedFor(ctx context.Context, m *v1alpha1.Machine) (*clou
 		}
 	}
 	return c.inst, true
+}
+
+// waitForCapacity keeps a Machine whose server the cloud refused for quota or capacity, which
+// frees by itself (servers deleted, quota raised): InstanceReady says why in the cloud's words,
+// and so does a warning event on the first refusal and whenever those words change; Healthy is
+// Unknown, so that neither the join timeout nor the health controller replaces the Machine (a
+// new one would be refused the same way); and the create is asked again after a backoff that
+// starts at PollInterval and doubles up to CapacityRetryMax. The MachineSet counts the Machine as
+// not ready: a rollout waits for it and deletes no old Machine in its place.
+func (r *Reconciler) waitForCapacity(s *machineScope, c *cloud.CapacityError) ctrl.Result {
+	m := s.m
+	n := 1
+	if v, ok := r.refusals.Load(m.UID); ok {
+		n = v.(int) + 1
+	}
+	r.refusals.Store(m.UID, n)
+	// create set InstanceReady to Creating: what the Machine said before is in s.orig.
+	if prev := conditions.Find(s.orig.Status.Conditions, v1alpha1.MachineInstanceReady); prev == nil ||
+		prev.Reason != reasonInsufficientResources || prev.Message != c.Message {
+		r.recorder.Eventf(m, corev1.EventTypeWarning, reasonInsufficientResources,
+			"The cloud refused the server: %s; asking again, at least every %s", c.Message, r.opts.CapacityRetryMax)
+	}
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineInstanceReady, metav1.ConditionFalse, reasonInsufficientResources, c.Message)
+	conditions.Set(&m.Status.Conditions, m.Generation, v1alpha1.MachineHealthy, metav1.ConditionUnknown, reasonWaitingForCapacity,
+		"the cloud has no quota or capacity for the server yet; the join timeout starts once it accepts one")
+	return ctrl.Result{RequeueAfter: capacityBackoff(r.opts.PollInterval, r.opts.CapacityRetryMax, n)}
+}
+
+// capacityBackoff is the wait after the nth refusal in a row: base, doubled each time, at most
+// limit (and at least base).
+func capacityBackoff(base, limit time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return max(min(d, limit), base)
 }
 
 // create renders the user-data with a fresh bootstrap token and asks the provider for a server.

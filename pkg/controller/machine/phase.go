@@ -13,7 +13,18 @@ const (
 	reasonInstanceLost  = "InstanceLost"
 	reasonJoinTimeout   = "JoinTimeout"
 	reasonNodeUnhealthy = "NodeUnhealthy"
+	// reasonWaitingForCapacity (Healthy Unknown): the cloud refused the server for quota or
+	// capacity; the join timeout starts once it accepts one.
+	reasonWaitingForCapacity = "WaitingForCapacity"
+	reasonJoining            = "Joining"
 )
+
+// reasonInsufficientResources is the reason of the InstanceReady condition, and of the warning
+// event, when the cloud refused the server for quota or capacity.
+const reasonInsufficientResources = string(v1alpha1.InsufficientResourcesMachineError)
+
+// reasonCapacityFreed is the reason of the event that the cloud accepted a server it had refused.
+const reasonCapacityFreed = "CapacityFreed"
 
 // reasonServerFailed is the reason of the event that a Machine's server is in ERROR.
 const reasonServerFailed = "ServerFailed"

@@ -23,6 +23,9 @@ type Cloud interface {
 	SetDeleteStuck(m *v1alpha1.Machine, stuck bool) error
 	// SetUnreachable makes every cloud API call fail (true) or work again (false).
 	SetUnreachable(down bool)
+	// SetInstanceQuota caps how many servers the project may hold (0: no cap), as Nova's
+	// instances quota does: a create beyond it is refused for quota.
+	SetInstanceQuota(n int)
 	// Len returns how many servers exist, including ones being deleted.
 	Len() int
 }

@@ -29,6 +29,7 @@ var All = []struct {
 	{"NodeSettings", NodeSettings},
 	{"NodeCredentials", NodeCredentials},
 	{"TokensAfterRestart", TokensAfterRestart},
+	{"QuotaWait", QuotaWait},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

@@ -110,6 +110,7 @@ func trusting(t testing.TB, sim *openstacktest.Sim) http.RoundTripper {
 func (c *simCloud) CloudProvider() string              { return "openstack" }
 func (c *simCloud) CloudProviderSpec() json.RawMessage { return c.spec }
 func (c *simCloud) SetUnreachable(down bool)           { c.sim.SetDown(down) }
+func (c *simCloud) SetInstanceQuota(n int)             { c.sim.SetQuota(openstacktest.Quota{Instances: n}) }
 func (c *simCloud) Len() int                           { return len(c.sim.Servers()) }
 
 // serverOf finds the Machine's server in the simulator by its machine-uid metadata.

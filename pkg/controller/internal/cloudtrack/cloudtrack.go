@@ -14,8 +14,8 @@ import (
 	"github.com/slipway-dev/slipway/pkg/cloud"
 )
 
-// UnreachableAfter is how many provider calls in a row must fail, other than with "not found" or
-// a terminal error, before the cloud counts as unreachable and health-based replacement freezes.
+// UnreachableAfter is how many provider calls in a row must fail, other than with "not found", a
+// terminal error or a capacity error (all answers of a cloud that works), before the cloud counts as unreachable and health-based replacement freezes.
 // The API server probe uses the same count.
 const UnreachableAfter = 3
 
@@ -37,7 +37,9 @@ func New(p cloud.Provider) *Provider {
 func (t *Provider) record(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, terminal := cloud.AsTerminal(err); err == nil || terminal || errors.Is(err, cloud.ErrInstanceNotFound) {
+	_, terminal := cloud.AsTerminal(err)
+	_, capacity := cloud.AsCapacity(err)
+	if err == nil || terminal || capacity || errors.Is(err, cloud.ErrInstanceNotFound) {
 		t.failures = 0
 		return
 	}

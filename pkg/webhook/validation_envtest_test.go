@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/test/envtest"
 )
 
@@ -269,6 +270,18 @@ func TestControllerFieldsOnlyFromTheController(t *testing.T) {
 		m.Annotations = map[string]string{state: `{"serverID":"someone-elses"}`}
 		wantForbidden(t, env.Client.Create(ctx, m, client.DryRunAll), "metadata.annotations["+state+"]")
 	})
+	// The controller's record of the Node it linked (deletion drains and deletes only that
+	// Node) is a state annotation too: a user who writes it cannot point the Machine at a
+	// control plane's Node.
+	const link = "machine" + cloud.StateAnnotationSuffix
+	t.Run("create with a node link", func(t *testing.T) {
+		m := forged("with-link")
+		m.Annotations = map[string]string{link: `{"nodeName":"cp-1","nodeUID":"someone-elses"}`}
+		wantForbidden(t, env.Client.Create(ctx, m, client.DryRunAll), "metadata.annotations["+link+"]")
+		if err := ctrl.Create(ctx, m, client.DryRunAll); err != nil {
+			t.Fatalf("the controller was refused: %v", err)
+		}
+	})
 	m := forged("updated")
 	if err := env.Client.Create(ctx, m); err != nil {
 		t.Fatal(err)
@@ -280,6 +293,12 @@ func TestControllerFieldsOnlyFromTheController(t *testing.T) {
 	}{
 		{"set a providerID", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///the-control-plane") }, "spec.providerID"},
 		{"set a provider state", func(m *v1alpha1.Machine) { m.Annotations = map[string]string{state: `{"serverID":"x"}`} }, "metadata.annotations[" + state + "]"},
+		{"set a node link", func(m *v1alpha1.Machine) {
+			if m.Annotations == nil {
+				m.Annotations = map[string]string{}
+			}
+			m.Annotations[link] = `{"nodeName":"cp-1","nodeUID":"x"}`
+		}, "metadata.annotations[" + link + "]"},
 	} {
 		t.Run("update: "+s.name, func(t *testing.T) {
 			if !env.Get(t, m) {

@@ -81,6 +81,7 @@ func register(fs *flag.FlagSet) *settings {
 	fs.DurationVar(&o.ForcedDeleteTimeout, "forced-delete-timeout", 2*time.Minute, "with deletion policy forced, release the Machine after waiting this long for the cloud")
 	fs.IntVar(&o.OvershootThreshold, "overshoot-threshold", 1, "freeze a MachineSet that has this many Machines more than its replicas")
 	fs.DurationVar(&o.PollInterval, "poll-interval", 5*time.Second, "how often servers being built or deleted and blocked drains are checked")
+	fs.DurationVar(&o.ProbeInterval, "api-probe-interval", 10*time.Second, "how often the API server's /readyz is asked; health-based replacement freezes after three failures in a row, and while the cloud's API fails")
 	fs.DurationVar(&o.CapacityRetryMax, "capacity-retry-max", 30*time.Second, "longest wait between attempts to create a server that the cloud refused for quota or capacity (the wait starts at --poll-interval and doubles)")
 	fs.DurationVar(&o.OrphanSweepInterval, "orphan-sweep-interval", 5*time.Minute, "how often to look for tagged servers without a Machine; negative disables the sweep")
 	fs.DurationVar(&o.OrphanGracePeriod, "orphan-grace-period", 10*time.Minute, "delete a server only after it has had no Machine for this long")

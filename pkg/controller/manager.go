@@ -187,7 +187,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 	recorder := mgr.GetEventRecorderFor("machine-controller")
 	c, reader := mgr.GetClient(), mgr.GetAPIReader()
 	log := mgr.GetLogger().WithName("machine-controller")
-	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: 10 * time.Second, log: log}
+	probe := &apiProbe{client: kube.Discovery().RESTClient(), interval: opts.ProbeInterval, log: log}
 	frozen := replacementFrozen(probe, tracked)
 	mr := machine.New(c, reader, kube, tracked, recorder, machine.Options{Workers: opts.Workers, JoinTimeout: opts.JoinTimeout,
 		UnhealthyTimeout: opts.UnhealthyTimeout, DrainTimeout: opts.DrainTimeout, ForcedDeleteTimeout: opts.ForcedDeleteTimeout,

@@ -38,6 +38,9 @@ type Options struct {
 	// PollInterval is how often slow cloud operations (a server building or being deleted) and
 	// blocked drains are checked again.
 	PollInterval time.Duration
+	// ProbeInterval is how often the API server's /readyz is asked; health-based replacement
+	// freezes after three answers in a row that are not "ok".
+	ProbeInterval time.Duration
 	// CapacityRetryMax is the longest wait between two attempts to create a server the cloud
 	// refused for quota or capacity. The wait starts at PollInterval and doubles up to it.
 	CapacityRetryMax time.Duration
@@ -83,6 +86,7 @@ func (o Options) Defaults() Options {
 	def(&o.ForcedDeleteTimeout, 2*time.Minute)
 	def(&o.PollInterval, 5*time.Second)
 	def(&o.CapacityRetryMax, 30*time.Second)
+	def(&o.ProbeInterval, 10*time.Second)
 	def(&o.OrphanSweepInterval, 5*time.Minute)
 	def(&o.OrphanGracePeriod, 10*time.Minute)
 	if o.MaxUnhealthy.Type == intstr.Int && o.MaxUnhealthy.IntVal == 0 {

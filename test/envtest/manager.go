@@ -2,7 +2,10 @@ package envtest
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +22,14 @@ type Manager struct {
 	done     chan struct{} // closed when the manager has returned
 	err      error         // what it returned; read after done is closed
 	requests *atomic.Int64
+	fault    faultFunc
+}
+
+// faultFunc holds a func(*http.Request) bool: the requests it picks get a 503 (see SetFault).
+type faultFunc struct {
+	mu      sync.Mutex
+	pick    func(*http.Request) bool
+	refused int
 }
 
 // TestOptions are controller options scaled down for tests: short polls and timeouts, and the
@@ -32,6 +43,7 @@ func TestOptions(ns string) controller.Options {
 		DrainTimeout:        2 * time.Minute,
 		ForcedDeleteTimeout: 2 * time.Second,
 		PollInterval:        100 * time.Millisecond,
+		ProbeInterval:       100 * time.Millisecond,
 		OrphanSweepInterval: 200 * time.Millisecond,
 		OrphanGracePeriod:   500 * time.Millisecond,
 		LeftoverNamespace:   "kube-system",
@@ -44,7 +56,7 @@ func (e *Env) StartManager(t testing.TB, provider cloud.Provider, opts controlle
 	t.Helper()
 	m := &Manager{done: make(chan struct{}), requests: &atomic.Int64{}}
 	cfg := rest.CopyConfig(e.ControllerConfig)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, m.requests} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, m.requests, &m.fault} })
 	if mo.MetricsAddr == "" {
 		mo.MetricsAddr = "0"
 	}
@@ -94,12 +106,39 @@ func (m *Manager) Err() error {
 // Requests returns how many API requests the controller has made so far.
 func (m *Manager) Requests() int64 { return m.requests.Load() }
 
+// SetFault makes the controller's API requests that pick chooses fail with 503 Service
+// Unavailable, as an API server that lost its etcd answers them; nil ends the fault.
+func (m *Manager) SetFault(pick func(*http.Request) bool) {
+	m.fault.mu.Lock()
+	defer m.fault.mu.Unlock()
+	m.fault.pick = pick
+}
+
+// Refused returns how many requests the fault has refused so far.
+func (m *Manager) Refused() int {
+	m.fault.mu.Lock()
+	defer m.fault.mu.Unlock()
+	return m.fault.refused
+}
+
 type countingTransport struct {
-	rt http.RoundTripper
-	n  *atomic.Int64
+	rt    http.RoundTripper
+	n     *atomic.Int64
+	fault *faultFunc
 }
 
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.n.Add(1)
+	c.fault.mu.Lock()
+	refuse := c.fault.pick != nil && c.fault.pick(r)
+	if refuse {
+		c.fault.refused++
+	}
+	c.fault.mu.Unlock()
+	if refuse {
+		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd is unavailable (envtest fault)","reason":"ServiceUnavailable","code":503}`
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
+	}
 	return c.rt.RoundTrip(r)
 }

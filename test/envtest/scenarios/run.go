@@ -30,6 +30,7 @@ var All = []struct {
 	{"NodeCredentials", NodeCredentials},
 	{"TokensAfterRestart", TokensAfterRestart},
 	{"QuotaWait", QuotaWait},
+	{"APIServerNotReady", APIServerNotReady},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

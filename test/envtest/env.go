@@ -152,9 +152,11 @@ func start() (*Env, error) {
 		return nil, err
 	}
 	te := &crenvtest.Environment{
-		BinaryAssetsDirectory: bin,
-		CRDDirectoryPaths:     []string{filepath.Join(root, "manifests", "crds")},
-		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory:    bin,
+		ControlPlaneStartTimeout: ControlPlaneTimeout,
+		ControlPlaneStopTimeout:  ControlPlaneTimeout,
+		CRDDirectoryPaths:        []string{filepath.Join(root, "manifests", "crds")},
+		ErrorIfCRDPathMissing:    true,
 		WebhookInstallOptions: crenvtest.WebhookInstallOptions{
 			Paths: []string{filepath.Join(root, "manifests", "machine-controller", "webhook.yaml")},
 		},

@@ -3,10 +3,18 @@ package envtest
 import (
 	"os"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 )
+
+// ControlPlaneTimeout is how long etcd and kube-apiserver may take to start (each) and to stop.
+// controller-runtime's default, 20 s, is too short where test-integration runs on two cores:
+// several packages start their own kube-apiserver at once beside compiling test binaries, and a
+// start that took longer was killed and retried until all five tries failed (seen in
+// test/ccm). A healthy start takes a few seconds, so the longer limit costs nothing then.
+const ControlPlaneTimeout = 2 * time.Minute
 
 // StartOwn starts a kube-apiserver and etcd of the test's own, without the shared
 // environment's CRDs, RBAC and webhook: for a test that needs other API server flags
@@ -24,7 +32,7 @@ func StartOwn(t testing.TB, configure func(*crenvtest.Environment)) (*rest.Confi
 		}
 		t.Skip(err)
 	}
-	env := &crenvtest.Environment{BinaryAssetsDirectory: bin}
+	env := &crenvtest.Environment{BinaryAssetsDirectory: bin, ControlPlaneStartTimeout: ControlPlaneTimeout, ControlPlaneStopTimeout: ControlPlaneTimeout}
 	if configure != nil {
 		configure(env)
 	}

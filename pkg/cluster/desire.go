@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,10 +13,12 @@ import (
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
 	"github.com/slipway-dev/slipway/pkg/ccmdeploy"
 	"github.com/slipway-dev/slipway/pkg/inventory"
+	"github.com/slipway-dev/slipway/pkg/kube"
 	"github.com/slipway-dev/slipway/pkg/kubeadm"
 	"github.com/slipway-dev/slipway/pkg/mcdeploy"
 	"github.com/slipway-dev/slipway/pkg/phases"
 	"github.com/slipway-dev/slipway/pkg/plan"
+	"github.com/slipway-dev/slipway/pkg/pools"
 	"github.com/slipway-dev/slipway/pkg/probe"
 	"github.com/slipway-dev/slipway/pkg/scripts"
 	"github.com/slipway-dev/slipway/pkg/workers"
@@ -110,7 +113,14 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 	changed, undeclared := workers.PinKubelet(mds, o.State.Cluster.MachineDeploymentKubelets, c.Versions.Kubernetes, upgradeMDs)
 	for _, md := range mds {
 		d.Plan.Pools = append(d.Plan.Pools, md.Name)
+		if workers.Autoscaled(md) {
+			if d.Plan.Autoscaled == nil {
+				d.Plan.Autoscaled = map[string]int32{}
+			}
+			d.Plan.Autoscaled[md.Name] = pools.Replicas(md)
+		}
 	}
+	workers.LeaveReplicas(mds, func(name string) bool { _, ok := o.State.Cluster.Pools[name]; return ok })
 	for _, u := range changed {
 		d.Plan.KubeletUpgrades = append(d.Plan.KubeletUpgrades, fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To))
 	}
@@ -124,11 +134,32 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 		bumps := workers.KubeletBumps(undeclared, c.Versions.Kubernetes)
 		d.Rendered.MachineDeployments, d.Rendered.KubeletBumps = out, bumps
 		d.Plan.Addons["machine-deployments"] = applied.Hash(out, bumps)
+		if d.Plan.PoolObjects, err = poolObjects(out); err != nil {
+			return nil, err
+		}
 	}
 	if err := desireUserAddons(c, in.Addons, d); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// poolObjects decodes the rendered MachineDeployments into the JSON objects, by name, that the
+// plan compares with the live ones: what is applied is what is compared.
+func poolObjects(rendered []byte) (map[string]json.RawMessage, error) {
+	objs, err := kube.Decode(rendered)
+	if err != nil {
+		return nil, fmt.Errorf("machine-deployments manifests: %w", err)
+	}
+	out := make(map[string]json.RawMessage, len(objs))
+	for _, o := range objs {
+		raw, err := json.Marshal(o.Object)
+		if err != nil {
+			return nil, fmt.Errorf("MachineDeployment %s: %w", o.GetName(), err)
+		}
+		out[o.GetName()] = raw
+	}
+	return out, nil
 }
 
 // snapshotsHash renders, for a control plane, the set-up of the scheduled etcd snapshots

@@ -79,6 +79,9 @@ type Plan struct {
 	// Addons lists what the addons step does to the user addon set (addons.path); nil when
 	// the plan has no such step.
 	Addons *AddonChanges `json:"addons,omitempty"`
+	// Pools lists, per worker pool, where the live MachineDeployment differs from the manifest's
+	// and what apply does about each difference.
+	Pools []PoolChange `json:"pools,omitempty"`
 }
 
 // Empty reports whether there is nothing to do.
@@ -117,12 +120,14 @@ func Build(d Desired, o Observed) (*Plan, error) {
 	if err := b.encryption(); err != nil { // Secrets encrypted at rest, API servers one at a time; a key rotation
 		return nil, err
 	}
-	b.snapshots()  // the control planes' timers of scheduled etcd snapshots, where they differ from the manifest's
-	b.nodes()      // serving certificates approved, Node metadata, every node Ready
-	b.images()     // machineController.imageArchive into the control planes' containerd
-	b.addons()     // the cloud-controller-manager, the machine-controller, then the MachineDeployments
-	b.userAddons() // the objects of addons.path added and changed, those that left it pruned
-	b.pools()      // every worker pool's Machines Ready Nodes
+	b.snapshots()                     // the control planes' timers of scheduled etcd snapshots, where they differ from the manifest's
+	b.nodes()                         // serving certificates approved, Node metadata, every node Ready
+	b.images()                        // machineController.imageArchive into the control planes' containerd
+	b.addons()                        // the cloud-controller-manager, the machine-controller, then the MachineDeployments
+	b.userAddons()                    // the objects of addons.path added and changed, those that left it pruned
+	if err := b.pools(); err != nil { // drift of the worker pools applied back; every pool's Machines Ready Nodes
+		return nil, err
+	}
 	return b.plan, nil
 }
 

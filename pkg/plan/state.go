@@ -6,7 +6,10 @@
 // the probe fills Observed, and the phases package runs the steps.
 package plan
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Role of a host in the cluster.
 type Role string
@@ -184,6 +187,12 @@ type Desired struct {
 	// Apply waits until their Machines are Ready Nodes, unless NoPoolWait (--wait-pools=false).
 	Pools      []string
 	NoPoolWait bool
+	// PoolObjects are the MachineDeployments apply sends for the manifest's pools, by name, as
+	// JSON: the plan compares them with the live ones field by field (drift).
+	PoolObjects map[string]json.RawMessage
+	// Autoscaled are the pools the cluster-autoscaler sizes (autoscaler bounds), with the
+	// manifest's replicas: their size at creation, which apply sends only then.
+	Autoscaled map[string]int32
 	// Encryption is encryption.enabled; RotateEncryptionKey is apply --rotate-encryption-key.
 	Encryption          bool
 	RotateEncryptionKey bool

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,8 +17,9 @@ import (
 	"github.com/slipway-dev/slipway/pkg/workers"
 )
 
-// PoolStates reads every MachineDeployment of the workers' namespace as its status reports it;
-// none when the cluster has no machine-controller CRDs yet.
+// PoolStates reads every MachineDeployment of the workers' namespace as its status reports it,
+// with the object itself for the plan to compare; none when the cluster has no machine-controller
+// CRDs yet.
 func PoolStates(ctx context.Context, c *kube.Client) (map[string]plan.PoolState, error) {
 	out := map[string]plan.PoolState{}
 	gvr := v1alpha1.GroupVersion.WithResource("machinedeployments")
@@ -33,7 +35,11 @@ func PoolStates(ctx context.Context, c *kube.Client) (map[string]plan.PoolState,
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &md); err != nil {
 			return nil, fmt.Errorf("reading MachineDeployment %s: %w", u.GetName(), err)
 		}
-		out[md.Name] = plan.PoolState{Replicas: pools.Replicas(&md), Ready: md.Status.ReadyReplicas, Settled: pools.Settled(&md)}
+		obj, err := json.Marshal(u.Object)
+		if err != nil {
+			return nil, fmt.Errorf("reading MachineDeployment %s: %w", u.GetName(), err)
+		}
+		out[md.Name] = plan.PoolState{Replicas: pools.Replicas(&md), Ready: md.Status.ReadyReplicas, Settled: pools.Settled(&md), Object: obj}
 	}
 	return out, nil
 }

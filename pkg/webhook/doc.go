@@ -1,7 +1,8 @@
 // Package webhook owns the admission webhook of cluster.k8s.io/v1alpha1: it defaults
 // MachineDeployments and validates MachineDeployments, MachineSets and Machines (selector matches
 // labels, legal maxSurge/maxUnavailable, kubelet version inside the supported window, SSH keys
-// that parse, an immutable Machine spec but for the controller-owned spec.providerID). It also
+// that parse, an immutable Machine spec but for the controller-owned spec.providerID and the
+// Node's labels, annotations and taints, which change in place). It also
 // guards what a Machine may not steer: the provider's spec check (Options.SpecChecks) refuses
 // cloudProviderSpec fields that choose the cloud or the identity and references outside the
 // Machine's namespace, and only the controller's own user (Options.Controllers) may write

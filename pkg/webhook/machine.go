@@ -30,12 +30,15 @@ func (v machineValidator) ValidateCreate(ctx context.Context, obj runtime.Object
 	return nil, invalid("Machine", m.Name, errs)
 }
 
-// ValidateUpdate keeps spec immutable, except spec.providerID: a changed spec would describe a
+// ValidateUpdate keeps spec immutable, except spec.providerID and what the Node is given in
+// place (spec.metadata's labels and annotations, spec.taints): a changed spec would describe a
 // different server than the one that exists, but providerID only records which server that
-// is. It is the controller's field, set when the server is created and changed when the
-// provider replaces a failed server under the same Machine, and only the controller may change
-// it (or the state annotations). Once set it may not be removed: the controller takes a
-// Machine without one for a Machine that never had a server.
+// is, and the Node's labels, annotations and taints are the controller's to change on the Node
+// at any time (its MachineSet changes them when its MachineDeployment's do). providerID is the
+// controller's field, set when the server is created and changed when the provider replaces a
+// failed server under the same Machine, and only the controller may change it (or the state
+// annotations). Once set it may not be removed: the controller takes a Machine without one for
+// a Machine that never had a server.
 func (v machineValidator) ValidateUpdate(ctx context.Context, oldObj, obj runtime.Object) (admission.Warnings, error) {
 	old, ok1 := oldObj.(*v1alpha1.Machine)
 	m, ok2 := obj.(*v1alpha1.Machine)
@@ -48,11 +51,14 @@ func (v machineValidator) ValidateUpdate(ctx context.Context, oldObj, obj runtim
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"),
 			"may not be removed once set; it names the Machine's server"))
 	}
+	errs = append(errs, validation.Taints(m.Spec.Taints, field.NewPath("spec", "taints"))...)
 	oldSpec, newSpec := old.Spec.DeepCopy(), m.Spec.DeepCopy()
-	oldSpec.ProviderID, newSpec.ProviderID = nil, nil
+	for _, s := range []*v1alpha1.MachineSpec{oldSpec, newSpec} {
+		s.ProviderID, s.Labels, s.Annotations, s.Taints = nil, nil, nil, nil
+	}
 	if !equality.Semantic.DeepEqual(oldSpec, newSpec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"),
-			"is immutable after creation (except providerID, which the controller keeps); replace the Machine, or change its MachineDeployment"))
+			"is immutable after creation (except providerID, which the controller keeps, and the Node's labels, annotations and taints); replace the Machine, or change its MachineDeployment"))
 	}
 	return nil, invalid("Machine", m.Name, errs)
 }

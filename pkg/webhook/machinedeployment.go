@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -14,17 +16,24 @@ import (
 type machineDeploymentDefaulter struct{}
 
 // Default fills in what the controller would assume anyway, so that `kubectl get -o yaml` shows
-// the values in force: 1 replica, RollingUpdate with maxSurge 1 and maxUnavailable 0,
-// minReadySeconds 0, revisionHistoryLimit 1, progressDeadlineSeconds 600, and a selector equal
-// to the template labels when none is given.
-func (machineDeploymentDefaulter) Default(_ context.Context, obj runtime.Object) error {
+// the values in force: RollingUpdate with maxSurge 1 and maxUnavailable 0, minReadySeconds 0,
+// revisionHistoryLimit 1, progressDeadlineSeconds 600, a selector equal to the template labels
+// when none is given, and the replicas that replicasDefault gives.
+func (machineDeploymentDefaulter) Default(ctx context.Context, obj runtime.Object) error {
 	md, ok := obj.(*v1alpha1.MachineDeployment)
 	if !ok {
 		return fmt.Errorf("expected a MachineDeployment, got %T", obj)
 	}
 	s := &md.Spec
 	if s.Replicas == nil {
-		s.Replicas = ptr(int32(1))
+		var old *v1alpha1.MachineDeployment
+		if req, err := admission.RequestFromContext(ctx); err == nil && len(req.OldObject.Raw) > 0 {
+			old = &v1alpha1.MachineDeployment{}
+			if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
+				return fmt.Errorf("reading the MachineDeployment being updated: %w", err)
+			}
+		}
+		s.Replicas = ptr(replicasDefault(md, old))
 	}
 	if s.Strategy == nil {
 		s.Strategy = &v1alpha1.MachineDeploymentStrategy{}
@@ -57,6 +66,23 @@ func (machineDeploymentDefaulter) Default(_ context.Context, obj runtime.Object)
 		}
 	}
 	return nil
+}
+
+// replicasDefault is the replicas of a MachineDeployment that sets none, as Cluster API defaults
+// them: an update keeps the count the object has (a server-side apply that leaves out replicas, as
+// slipway's does for a pool the cluster-autoscaler sizes, must not reset the autoscaler's count,
+// and a field its last owner gave up is removed before admission sees it); a new one starts at
+// the autoscaler's minimum size when it has one, else at 1.
+func replicasDefault(md, old *v1alpha1.MachineDeployment) int32 {
+	if old != nil && old.Spec.Replicas != nil {
+		return *old.Spec.Replicas
+	}
+	if v, ok := md.Annotations[v1alpha1.AutoscalerMinSizeAnnotation]; ok {
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil && n >= 0 {
+			return int32(n)
+		}
+	}
+	return 1
 }
 
 type machineDeploymentValidator struct{ opts Options }

@@ -177,7 +177,8 @@ func TestAdmissionRejectsBadSpecs(t *testing.T) {
 	}
 }
 
-// TestMachineSpecImmutable: after create, only spec.providerID may change, and only by the
+// TestMachineSpecImmutable: after create, only the Node's labels, annotations and taints (in
+// place, taints still checked) and spec.providerID may change, the latter only by the
 // controller: set, and changed when the controller's provider replaces the server, but never
 // removed, nor changed together with anything else.
 func TestMachineSpecImmutable(t *testing.T) {
@@ -194,7 +195,14 @@ func TestMachineSpecImmutable(t *testing.T) {
 		allowed bool
 	}{
 		{"kubelet version", func(m *v1alpha1.Machine) { m.Spec.Versions.Kubelet = "1.37.0" }, false},
-		{"node labels", func(m *v1alpha1.Machine) { m.Spec.Labels = map[string]string{"a": "b"} }, false},
+		{"node labels, in place", func(m *v1alpha1.Machine) { m.Spec.Labels = map[string]string{"a": "b"} }, true},
+		{"node taints, in place", func(m *v1alpha1.Machine) {
+			m.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+		}, true},
+		{"a taint without an effect", func(m *v1alpha1.Machine) { m.Spec.Taints = []corev1.Taint{{Key: "k"}} }, false},
+		{"the Node's labels with the kubelet version", func(m *v1alpha1.Machine) {
+			m.Spec.Labels, m.Spec.Versions.Kubelet = map[string]string{"a": "c"}, "1.37.0"
+		}, false},
 		{"providerID set", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///1") }, true},
 		{"providerID changed to a replacement server", func(m *v1alpha1.Machine) { m.Spec.ProviderID = ptr("openstack:///2") }, true},
 		{"providerID changed with the kubelet version", func(m *v1alpha1.Machine) {

@@ -115,3 +115,56 @@ func validMD(ns string) *v1alpha1.MachineDeployment {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestReplicasDefault: a MachineDeployment with the autoscaler's bounds and no replicas starts
+// at the minimum size, one without them at 1; an update that carries no replicas (a server-side
+// apply by a manager that gave the field up) keeps the count the object has.
+func TestReplicasDefault(t *testing.T) {
+	env := envtest.Get(t)
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	newMD := func(name string, annotations map[string]string) *unstructured.Unstructured {
+		u := readExample(t, env)
+		u.SetName(name)
+		u.SetNamespace(ns)
+		u.SetAnnotations(annotations)
+		unstructured.RemoveNestedField(u.Object, "spec", "replicas")
+		if err := unstructured.SetNestedField(u.Object, "1.36.3", "spec", "template", "spec", "versions", "kubelet"); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	replicas := func(u *unstructured.Unstructured) int64 {
+		n, found, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+		if !found {
+			return -1
+		}
+		return n
+	}
+	bounded := newMD("bounded", map[string]string{v1alpha1.AutoscalerMinSizeAnnotation: "3", v1alpha1.AutoscalerMaxSizeAnnotation: "6"})
+	if err := env.Client.Create(ctx, bounded); err != nil {
+		t.Fatal(err)
+	}
+	plain := newMD("plain", nil)
+	if err := env.Client.Create(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	if replicas(bounded) != 3 || replicas(plain) != 1 {
+		t.Fatalf("created with replicas %d (bounds 3 to 6) and %d (no bounds), want 3 and 1", replicas(bounded), replicas(plain))
+	}
+	for _, u := range []*unstructured.Unstructured{bounded, plain} {
+		if err := unstructured.SetNestedField(u.Object, int64(5), "spec", "replicas"); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Update(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		unstructured.RemoveNestedField(u.Object, "spec", "replicas")
+		if err := env.Client.Update(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		if replicas(u) != 5 {
+			t.Errorf("%s: an update without replicas left %d, want the 5 it had", u.GetName(), replicas(u))
+		}
+	}
+}

@@ -25,8 +25,8 @@ const PoolLabel = "workerset"
 
 // Annotations cluster-autoscaler's cluster-api provider reads for node-group bounds.
 const (
-	AutoscalerMinAnnotation = "cluster.k8s.io/cluster-api-autoscaler-node-group-min-size"
-	AutoscalerMaxAnnotation = "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"
+	AutoscalerMinAnnotation = v1alpha1.AutoscalerMinSizeAnnotation
+	AutoscalerMaxAnnotation = v1alpha1.AutoscalerMaxSizeAnnotation
 )
 
 // providerConfig is providerSpec.value, with its fields in the order users are used to.

@@ -3,6 +3,9 @@ package machine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -207,28 +210,34 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *machineScope) (ctrl.R
 	return ctrl.Result{}, nil
 }
 
-// syncNode annotates the Node with its Machine, copies the template's labels, annotations and
-// taints, and lifts the not-ready taint once the Node is Ready with a working pod network. While
-// the Node is Ready but its network is not, it says what it waits for.
+// syncNode annotates the Node with its Machine, keeps on it the labels, annotations and taints
+// the Machine's spec gives (and removes those it gave before and no longer does), and lifts the
+// not-ready taint once the Node is Ready with a working pod network. While the Node is Ready but
+// its network is not, it says what it waits for.
 func (r *Reconciler) syncNode(ctx context.Context, m *v1alpha1.Machine, node *corev1.Node) (waiting string, err error) {
 	orig := node.DeepCopy()
 	if node.Annotations == nil {
 		node.Annotations = map[string]string{}
 	}
-	node.Annotations[v1alpha1.NodeMachineAnnotation] = m.Namespace + "/" + m.Name
-	for k, v := range m.Spec.Annotations {
-		node.Annotations[k] = v
-	}
-	if len(m.Spec.Labels) > 0 && node.Labels == nil {
+	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
-	for k, v := range m.Spec.Labels {
-		node.Labels[k] = v
-	}
+	gaveLabels := fromMachine(node, v1alpha1.NodeLabelsFromMachineAnnotation)
+	gaveAnnotations := fromMachine(node, v1alpha1.NodeAnnotationsFromMachineAnnotation)
+	gaveTaints := fromMachine(node, v1alpha1.NodeTaintsFromMachineAnnotation)
+	syncMap(node.Labels, m.Spec.Labels, gaveLabels)
+	syncMap(node.Annotations, m.Spec.Annotations, gaveAnnotations)
+	node.Spec.Taints = syncTaints(node.Spec.Taints, m.Spec.Taints, gaveTaints)
+	node.Annotations[v1alpha1.NodeMachineAnnotation] = m.Namespace + "/" + m.Name
+	recordGiven(node, v1alpha1.NodeLabelsFromMachineAnnotation, slices.Collect(maps.Keys(m.Spec.Labels)))
+	recordGiven(node, v1alpha1.NodeAnnotationsFromMachineAnnotation, slices.Collect(maps.Keys(m.Spec.Annotations)))
+	var taints []string
 	for _, t := range m.Spec.Taints {
-		if !hasTaintEffect(node, t.Key, t.Effect) {
-			node.Spec.Taints = append(node.Spec.Taints, t)
-		}
+		taints = append(taints, taintID(t))
+	}
+	recordGiven(node, v1alpha1.NodeTaintsFromMachineAnnotation, taints)
+	if len(node.Labels) == 0 && orig.Labels == nil {
+		node.Labels = nil
 	}
 	lift := nodeReady(node)
 	if lift && hasTaint(node, v1alpha1.NotReadyTaintKey) {
@@ -303,15 +312,6 @@ func hasTaint(n *corev1.Node, key string) bool {
 	return false
 }
 
-func hasTaintEffect(n *corev1.Node, key string, effect corev1.TaintEffect) bool {
-	for _, t := range n.Spec.Taints {
-		if t.Key == key && t.Effect == effect {
-			return true
-		}
-	}
-	return false
-}
-
 // identityChanged says whether the Machine's provider ID or addresses differ from how it was read.
 func identityChanged(orig, m *v1alpha1.Machine) bool {
 	if orig == nil {
@@ -325,4 +325,74 @@ func identityChanged(orig, m *v1alpha1.Machine) bool {
 		b = *m.Spec.ProviderID
 	}
 	return a != b || !equality.Semantic.DeepEqual(orig.Status.Addresses, m.Status.Addresses)
+}
+
+// fromMachine returns the keys that the Node's annotation name lists (what its Machine gave it
+// the last time), none for a Node without it (one the controller synced before it kept the lists).
+func fromMachine(node *corev1.Node, name string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range strings.Split(node.Annotations[name], ",") {
+		if k != "" {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// recordGiven keeps in the Node's annotation name the keys its Machine gives it now, sorted; no
+// annotation for none.
+func recordGiven(node *corev1.Node, name string, keys []string) {
+	if len(keys) == 0 {
+		delete(node.Annotations, name)
+		return
+	}
+	slices.Sort(keys)
+	node.Annotations[name] = strings.Join(keys, ",")
+}
+
+// syncMap sets on the Node's map have what the Machine's want holds, and removes what the
+// Machine gave before (gave) and no longer does.
+func syncMap(have, want map[string]string, gave map[string]bool) {
+	for k := range gave {
+		if _, ok := want[k]; !ok {
+			delete(have, k)
+		}
+	}
+	for k, v := range want {
+		have[k] = v
+	}
+}
+
+func taintID(t corev1.Taint) string { return t.Key + ":" + string(t.Effect) }
+
+// syncTaints returns the Node's taints with the Machine's want in them (a taint of the same key
+// and effect takes the Machine's value), without those the Machine gave before and no longer
+// does; the others (the not-ready taint, the node lifecycle controller's) are kept in place.
+func syncTaints(have, want []corev1.Taint, gave map[string]bool) []corev1.Taint {
+	wanted := map[string]corev1.Taint{}
+	for _, t := range want {
+		wanted[taintID(t)] = t
+	}
+	out := have[:0:0]
+	seen := map[string]bool{}
+	for _, t := range have {
+		id := taintID(t)
+		if w, ok := wanted[id]; ok {
+			t.Value = w.Value
+			seen[id] = true
+		} else if gave[id] {
+			continue
+		}
+		out = append(out, t)
+	}
+	for _, t := range want {
+		if !seen[taintID(t)] {
+			out = append(out, t)
+			seen[taintID(t)] = true
+		}
+	}
+	if len(out) == 0 && have == nil {
+		return nil
+	}
+	return out
 }

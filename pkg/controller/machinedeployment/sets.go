@@ -20,19 +20,21 @@ import (
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
-// templateHash names a template: equal templates hash equal, so a template change makes a new
-// set and reverting it finds the old set again.
+// templateHash names a template by what rolls (machineutil.Rolling): equal templates hash
+// equal, so a change that shapes the server makes a new set and reverting it finds the old set
+// again, while a change of in-place fields alone (labels, annotations, taints) keeps the set.
 func templateHash(t *v1alpha1.MachineTemplateSpec) string {
-	raw, _ := json.Marshal(t) // a struct of plain fields cannot fail to encode
+	raw, _ := json.Marshal(machineutil.Rolling(t)) // a struct of plain fields cannot fail to encode
 	h := fnv.New32a()
 	h.Write(raw)
 	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
 }
 
 // currentSet returns the set made from template t, or nil: the first labelled with its hash,
-// else the first whose template is t with another hash label. Another machine-controller
-// (Kubermatic's) hashes templates its own way; without the second rule, adopting its
-// MachineDeployments would roll every Machine over to a new set that differs only in the hash.
+// else the first whose template is t with another hash label, in-place fields aside. Another
+// machine-controller (Kubermatic's), and this one before in-place fields, hash templates their
+// own way; without the second rule, adopting their MachineDeployments would roll every Machine
+// over to a new set that differs only in the hash.
 func currentSet(sets []*setState, t *v1alpha1.MachineTemplateSpec, hash string) *setState {
 	for _, s := range sets {
 		if s.ms.Labels[v1alpha1.MachineTemplateHashLabel] == hash {
@@ -47,14 +49,14 @@ func currentSet(sets []*setState, t *v1alpha1.MachineTemplateSpec, hash string) 
 	return nil
 }
 
-// madeFrom reports whether ms's template is t plus a machine-template-hash label. Templates are
-// compared as JSON values, so that neither key order nor an empty map against a missing one
-// counts as a difference.
+// madeFrom reports whether ms's template is t plus a machine-template-hash label, in-place fields
+// aside. Templates are compared as JSON values, so that neither key order nor an empty map
+// against a missing one counts as a difference.
 func madeFrom(ms *v1alpha1.MachineSet, t *v1alpha1.MachineTemplateSpec) bool {
-	own := ms.Spec.Template.DeepCopy()
+	own := machineutil.Rolling(&ms.Spec.Template)
 	delete(own.Labels, v1alpha1.MachineTemplateHashLabel)
 	a, errA := jsonValue(own)
-	b, errB := jsonValue(t)
+	b, errB := jsonValue(machineutil.Rolling(t))
 	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
 }
 
@@ -121,7 +123,7 @@ func (r *Reconciler) createNewSet(ctx context.Context, md *v1alpha1.MachineDeplo
 }
 
 // applySpecs writes the planned replicas, the sizing annotations, the new set's revision and
-// minReadySeconds to every set that needs it. Updates carry the cached resourceVersion, so a
+// in-place fields, and minReadySeconds to every set that needs it. Updates carry the cached resourceVersion, so a
 // plan made on a stale set fails with a conflict instead of acting.
 func (r *Reconciler) applySpecs(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
 	var maxOld int64
@@ -141,16 +143,26 @@ func (r *Reconciler) applySpecs(ctx context.Context, md *v1alpha1.MachineDeploym
 			// The template went back to an older set's: it becomes the newest revision again.
 			ms.Annotations[v1alpha1.RevisionAnnotation] = strconv.FormatInt(maxOld+1, 10)
 		}
-		if equalSets(s.ms, ms) {
+		// The current set's template follows the deployment's in-place fields; the set passes
+		// them on to its Machines, and they to their Nodes, without replacing one.
+		inPlace := s == plan.newSet && !machineutil.SameInPlace(&ms.Spec.Template, &md.Spec.Template)
+		if inPlace {
+			machineutil.SetInPlace(&ms.Spec.Template, &md.Spec.Template)
+		}
+		if !inPlace && equalSets(s.ms, ms) {
 			continue
 		}
 		if err := r.client.Update(ctx, ms); err != nil {
-			errs = append(errs, fmt.Errorf("scaling machineset %s/%s to %d: %w", ms.Namespace, ms.Name, s.spec, err))
+			errs = append(errs, fmt.Errorf("updating machineset %s/%s (replicas %d): %w", ms.Namespace, ms.Name, s.spec, err))
 			continue
 		}
 		r.wrote(ms)
 		if s.spec != s.origSpec {
 			r.recorder.Eventf(md, corev1.EventTypeNormal, "ScalingMachineSet", "Scaled machineset %s from %d to %d", ms.Name, s.origSpec, s.spec)
+		}
+		if inPlace {
+			r.recorder.Eventf(md, corev1.EventTypeNormal, "UpdatedInPlace",
+				"Updated the Machine annotations and the Node labels, annotations and taints of machineset %s in place", ms.Name)
 		}
 	}
 	return errors.Join(errs...)

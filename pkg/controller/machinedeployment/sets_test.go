@@ -3,6 +3,8 @@ package machinedeployment
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -24,6 +26,15 @@ func TestCurrentSet(t *testing.T) {
 		return &setState{ms: &v1alpha1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: name,
 			Labels: map[string]string{v1alpha1.MachineTemplateHashLabel: h}}, Spec: v1alpha1.MachineSetSpec{Template: tm}}}
 	}
+	// inPlace gives a set's template other Node labels, annotations and taints and Machine
+	// annotations than md's.
+	inPlace := func(s *setState) *setState {
+		tm := &s.ms.Spec.Template
+		tm.Annotations = map[string]string{"example.com/owner": "b"}
+		tm.Spec.Labels, tm.Spec.Annotations = map[string]string{"env": "prod"}, map[string]string{"a": "b"}
+		tm.Spec.Taints = []corev1.Taint{{Key: "spot", Effect: corev1.TaintEffectNoSchedule}}
+		return s
+	}
 	tests := []struct {
 		name string
 		sets []*setState
@@ -34,6 +45,8 @@ func TestCurrentSet(t *testing.T) {
 		{"another controller's hash, same template", []*setState{withHash("kubermatic", "m1.small", "5c9f7d8b4")}, "kubermatic"},
 		{"own hash wins over an equal template", []*setState{withHash("kubermatic", "m1.small", "5c9f7d8b4"), withHash("own", "m1.small", hash)}, "own"},
 		{"another template is not current", []*setState{withHash("kubermatic", "m1.large", "5c9f7d8b4")}, ""},
+		{"only in-place fields differ: the same set, under its hash", []*setState{inPlace(withHash("own", "m1.small", hash))}, "own"},
+		{"only in-place fields differ: the same set, under an older hash", []*setState{inPlace(withHash("before", "m1.small", "6b7c9d"))}, "before"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

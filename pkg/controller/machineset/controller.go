@@ -89,6 +89,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if r.checkOvershoot(ms, sm) {
 		return ctrl.Result{}, nil
 	}
+	if err := r.syncInPlace(ctx, ms, sm.active); err != nil {
+		return ctrl.Result{}, err
+	}
 	want := int(machineutil.Int32Or(ms.Spec.Replicas, 1))
 	have := len(sm.active) + sm.creating
 	switch {

@@ -52,15 +52,22 @@ func (c Checks) MachineSpec(namespace string, spec *v1alpha1.MachineSpec, p *fie
 	if err := v1alpha1.CheckKubeletVersion(spec.Versions.Kubelet); err != nil {
 		errs = append(errs, field.Invalid(p.Child("versions", "kubelet"), spec.Versions.Kubelet, err.Error()))
 	}
-	for i, t := range spec.Taints {
+	return append(errs, Taints(spec.Taints, p.Child("taints"))...)
+}
+
+// Taints checks the taints a Machine gives its Node (at path p): each has a key and an effect
+// a Node can carry.
+func Taints(taints []corev1.Taint, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range taints {
 		switch t.Effect {
 		case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		default:
-			errs = append(errs, field.NotSupported(p.Child("taints").Index(i).Child("effect"), t.Effect,
+			errs = append(errs, field.NotSupported(p.Index(i).Child("effect"), t.Effect,
 				[]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}))
 		}
 		if t.Key == "" {
-			errs = append(errs, field.Required(p.Child("taints").Index(i).Child("key"), ""))
+			errs = append(errs, field.Required(p.Index(i).Child("key"), ""))
 		}
 	}
 	return errs

@@ -31,6 +31,7 @@ var All = []struct {
 	{"TokensAfterRestart", TokensAfterRestart},
 	{"QuotaWait", QuotaWait},
 	{"APIServerNotReady", APIServerNotReady},
+	{"InPlace", InPlace},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

@@ -12,6 +12,23 @@ const (
 	// form cluster-autoscaler's cluster-api provider expects.
 	NodeMachineAnnotation = "cluster.k8s.io/machine"
 
+	// AutoscalerMinSizeAnnotation and AutoscalerMaxSizeAnnotation on a MachineDeployment are the
+	// bounds within which cluster-autoscaler's cluster-api provider sizes it (through the scale
+	// subresource). A pool with them is sized by the autoscaler: slipway's apply leaves its
+	// replicas alone once it exists, and admission starts a new one without replicas at the
+	// minimum.
+	AutoscalerMinSizeAnnotation = "cluster.k8s.io/cluster-api-autoscaler-node-group-min-size"
+	AutoscalerMaxSizeAnnotation = "cluster.k8s.io/cluster-api-autoscaler-node-group-max-size"
+
+	// NodeLabelsFromMachineAnnotation, NodeAnnotationsFromMachineAnnotation and
+	// NodeTaintsFromMachineAnnotation are put on a Node by the controller. Each lists, comma
+	// separated, the labels, annotations or taints ("key:Effect") that the Node carries because its
+	// Machine's spec gives them, so that one the Machine no longer gives (its MachineDeployment
+	// changed in place) is removed from the Node, and nothing that another writer put there.
+	NodeLabelsFromMachineAnnotation      = "machine.slipway.dev/labels-from-machine"
+	NodeAnnotationsFromMachineAnnotation = "machine.slipway.dev/annotations-from-machine"
+	NodeTaintsFromMachineAnnotation      = "machine.slipway.dev/taints-from-machine"
+
 	// MaintenanceAnnotation set to "true" on a Machine cordons and drains its Node without deleting
 	// the Machine. Removing it (or setting anything else) uncordons the Node.
 	MaintenanceAnnotation = "cluster.k8s.io/maintenance"

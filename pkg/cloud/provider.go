@@ -136,6 +136,21 @@ func AsCapacity(err error) (*CapacityError, bool) {
 	return c, ok
 }
 
+// Resources are what one server made from a Machine's spec brings to the cluster: what the
+// cluster-autoscaler reads to grow a pool that has no Node to look at (scale from zero).
+type Resources struct {
+	CPU       int // vCPUs
+	MemoryMiB int
+	// DiskGiB is the server's root disk, 0 when the cloud does not say.
+	DiskGiB int
+}
+
+// ResourceReader is a Provider that can say what a server of a Machine's spec brings without
+// creating one (for OpenStack, the flavor's vCPUs and RAM and the root disk).
+type ResourceReader interface {
+	Resources(ctx context.Context, template *v1alpha1.Machine) (Resources, error)
+}
+
 // MachineUpdater persists a change to the Machine (annotations or providerStatus) right away,
 // so that resources a provider allocated are remembered across controller restarts. mutate is
 // applied to the latest version of the Machine, and may be re-applied on conflict.

@@ -203,7 +203,8 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg *rest.Config, provider 
 				SetupWithManager(mgr)
 		}},
 		{"machinedeployment controller", func() error {
-			return machinedeployment.New(c, recorder, machinedeployment.Options{Workers: opts.Workers}).SetupWithManager(mgr)
+			resources, _ := provider.(cloud.ResourceReader)
+			return machinedeployment.New(c, recorder, machinedeployment.Options{Workers: opts.Workers, Resources: resources}).SetupWithManager(mgr)
 		}},
 		{"health controller", func() error {
 			return health.New(c, recorder, health.Options{PollInterval: opts.PollInterval, MaxUnhealthy: opts.MaxUnhealthy}, frozen).

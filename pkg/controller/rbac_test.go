@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 		"cluster.k8s.io/machinesets create", "cluster.k8s.io/machinesets delete", "cluster.k8s.io/machinesets get",
 		"cluster.k8s.io/machinesets list", "cluster.k8s.io/machinesets update", "cluster.k8s.io/machinesets watch",
 		"cluster.k8s.io/machinesets/status patch", "cluster.k8s.io/machinesets/finalizers update",
-		"cluster.k8s.io/machinedeployments get", "cluster.k8s.io/machinedeployments list", "cluster.k8s.io/machinedeployments watch",
+		"cluster.k8s.io/machinedeployments get", "cluster.k8s.io/machinedeployments list", "cluster.k8s.io/machinedeployments watch", "cluster.k8s.io/machinedeployments patch",
 		"cluster.k8s.io/machinedeployments/status patch", "cluster.k8s.io/machinedeployments/finalizers update",
 		// Nodes: follow, label and taint, cordon, delete a Machine's Node; drain it.
 		"/nodes get", "/nodes list", "/nodes watch", "/nodes patch", "/nodes delete",

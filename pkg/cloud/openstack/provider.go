@@ -223,6 +223,25 @@ func (p *Provider) prepare(ctx context.Context, m *v1alpha1.Machine) (*machine, 
 	return &machine{m: m, spec: spec, s: s, compute: s.computeAt(mv), mv: minor(mv)}, nil
 }
 
+// Resources says what a server of the template's spec brings: the flavor's vCPUs and RAM, and
+// its root disk (the boot volume's size when the spec boots from one, else the flavor's disk).
+// The flavor lookup is cached as Validate's is.
+func (p *Provider) Resources(ctx context.Context, template *v1alpha1.Machine) (cloud.Resources, error) {
+	mc, err := p.prepare(ctx, template)
+	if err != nil {
+		return cloud.Resources{}, err
+	}
+	f, err := p.flavor(ctx, mc.s, mc.spec.Flavor)
+	if err != nil {
+		return cloud.Resources{}, err
+	}
+	r := cloud.Resources{CPU: f.VCPUs, MemoryMiB: f.RAM, DiskGiB: f.Disk}
+	if d := mc.spec.RootDiskSizeGB; d != nil && *d > 0 {
+		r.DiskGiB = *d
+	}
+	return r, nil
+}
+
 // Validate checks the spec, the credentials and every object the spec names.
 func (p *Provider) Validate(ctx context.Context, m *v1alpha1.Machine) error {
 	mc, err := p.prepare(ctx, m)

@@ -20,13 +20,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/coalesce"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/conditions"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/index"
 	"github.com/slipway-dev/slipway/pkg/controller/internal/machineutil"
 )
 
-// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinedeployments/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.k8s.io,resources=machinesets,verbs=create;delete
@@ -36,6 +37,9 @@ import (
 type Options struct {
 	// Workers is the number of concurrent reconciles.
 	Workers int
+	// Resources, when the cloud can say what a server of a template brings, fills in the
+	// cluster-autoscaler's capacity annotations of the MachineDeployments it sizes.
+	Resources cloud.ResourceReader
 }
 
 // Reconciler rolls MachineSets over when the template changes, as the Deployment controller
@@ -59,7 +63,7 @@ func New(c client.Client, recorder record.EventRecorder, opts Options) *Reconcil
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
-		For(&v1alpha1.MachineDeployment{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.MachineDeployment{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&v1alpha1.MachineSet{}, coalesce.Gathered(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
 			&v1alpha1.MachineDeployment{}, handler.OnlyControllerOwner()), coalesce.MachineEventDelay)).
 		Watches(&v1alpha1.Machine{}, coalesce.Gathered(handler.EnqueueRequestsFromMapFunc(r.deploymentForMachine), coalesce.MachineEventDelay)).
@@ -144,6 +148,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if machineutil.Deleting(md) {
 		return ctrl.Result{}, nil // owner references let the garbage collector remove the sets
 	}
+	r.syncCapacity(ctx, md)
 	p, err := params(md)
 	if err != nil {
 		r.recorder.Eventf(md, "Warning", "InvalidStrategy", "%v", err)

@@ -28,6 +28,10 @@ type Cloud interface {
 	SetInstanceQuota(n int)
 	// Len returns how many servers exist, including ones being deleted.
 	Len() int
+	// FlavorResources are what a server of CloudProviderSpec brings, as the cloud's flavor
+	// defines it (its vCPUs, RAM and disk; the boot volume's size when the spec boots from one):
+	// what the capacity annotations must say.
+	FlavorResources() cloud.Resources
 }
 
 // NewCloud returns a fresh, empty cloud for one scenario.

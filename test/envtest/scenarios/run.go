@@ -32,6 +32,7 @@ var All = []struct {
 	{"QuotaWait", QuotaWait},
 	{"APIServerNotReady", APIServerNotReady},
 	{"InPlace", InPlace},
+	{"ScaleFromZero", ScaleFromZero},
 }
 
 // Run runs every scenario against clouds from newCloud, one after another (the controllers of

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
+	"github.com/slipway-dev/slipway/pkg/cloud"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack"
 	"github.com/slipway-dev/slipway/pkg/cloud/openstack/openstacktest"
 )
@@ -109,9 +110,16 @@ func trusting(t testing.TB, sim *openstacktest.Sim) http.RoundTripper {
 
 func (c *simCloud) CloudProvider() string              { return "openstack" }
 func (c *simCloud) CloudProviderSpec() json.RawMessage { return c.spec }
-func (c *simCloud) SetUnreachable(down bool)           { c.sim.SetDown(down) }
-func (c *simCloud) SetInstanceQuota(n int)             { c.sim.SetQuota(openstacktest.Quota{Instances: n}) }
-func (c *simCloud) Len() int                           { return len(c.sim.Servers()) }
+
+// FlavorResources are those of m1.small, simSpec's flavor, as the simulator seeds it (1 vCPU,
+// 2048 MiB, a 20 GB disk), with the root disk of simSpec's boot volume (10 GB) in place of the
+// flavor's disk.
+func (c *simCloud) FlavorResources() cloud.Resources {
+	return cloud.Resources{CPU: 1, MemoryMiB: 2048, DiskGiB: 10}
+}
+func (c *simCloud) SetUnreachable(down bool) { c.sim.SetDown(down) }
+func (c *simCloud) SetInstanceQuota(n int)   { c.sim.SetQuota(openstacktest.Quota{Instances: n}) }
+func (c *simCloud) Len() int                 { return len(c.sim.Servers()) }
 
 // serverOf finds the Machine's server in the simulator by its machine-uid metadata.
 func (c *simCloud) serverOf(m *v1alpha1.Machine) (string, error) {

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -54,6 +55,10 @@ type summary struct {
 type failure struct {
 	pkg, test string
 	tail      []string
+	// messages are the last lines the test logged or failed with through testing (file.go:N:
+	// lines), which the compact list prefers to the tail: in a package whose test binary also logs
+	// (controllers, clients), the tail can be all log lines and say nothing of why.
+	messages []string
 }
 
 // recapLines is how much of each failed test's own output the recap repeats.
@@ -101,6 +106,9 @@ func appendFailures(name string, failures []failure, unfinished []string) error 
 		}
 		fmt.Fprintf(&b, "FAIL %s\n", name)
 		tail := f.tail
+		if len(f.messages) > 0 {
+			tail = f.messages
+		}
 		if len(tail) > compactLines {
 			tail = tail[len(tail)-compactLines:]
 		}
@@ -181,7 +189,7 @@ func read(r io.Reader, w io.Writer, stream bool) (*summary, error) {
 				fmt.Fprint(w, strings.Join(output[k], ""))
 			}
 			if tail := ownTail(output[k], recapLines); len(tail) > 0 {
-				s.failures = append(s.failures, failure{e.Package, e.Test, tail})
+				s.failures = append(s.failures, failure{e.Package, e.Test, tail, testMessages(output[k], compactLines)})
 			}
 			delete(output, k)
 		}
@@ -262,6 +270,26 @@ func ownTail(lines []string, n int) []string {
 				continue
 			}
 			kept = append(kept, strings.TrimRight(l, " \t"))
+		}
+	}
+	if len(kept) > n {
+		kept = kept[len(kept)-n:]
+	}
+	return kept
+}
+
+// testingLine is a line that testing prints for t.Log, t.Error and t.Fatal: the file and line,
+// indented.
+var testingLine = regexp.MustCompile(`^\s+[\w./-]+\.go:\d+: `)
+
+// testMessages is the last n lines that the test printed through testing.
+func testMessages(lines []string, n int) []string {
+	var kept []string
+	for _, chunk := range lines {
+		for _, l := range strings.Split(strings.TrimRight(chunk, "\n"), "\n") {
+			if testingLine.MatchString(l) {
+				kept = append(kept, strings.TrimRight(l, " \t"))
+			}
 		}
 	}
 	if len(kept) > n {

@@ -174,3 +174,31 @@ func TestFailuresFile(t *testing.T) {
 		}
 	}
 }
+
+// A test whose binary also logs (a controller's stack traces after the test's own error): the
+// compact list gives the test's own messages, not the log lines that came last.
+func TestCompactPrefersTestMessages(t *testing.T) {
+	out := []string{
+		"=== RUN   TestScenarios/QuotaWait\n",
+		"    quota.go:74: once quota freed, the pool is 3 Machines; want the same three Machines\n",
+		"2026-12-04T21:08:10Z\tERROR\tmachine-controller\torphan sweep\t{\"error\": \"connection refused\"}\n",
+		"github.com/slipway-dev/slipway/pkg/controller/orphans.(*Sweeper).Start\n",
+		"\t/tmp/cirun/pkg/controller/orphans/sweeper.go:65\n",
+		"--- FAIL: TestScenarios/QuotaWait (34.52s)\n",
+	}
+	if got := testMessages(out, compactLines); len(got) != 1 || !strings.Contains(got[0], "quota.go:74: once quota freed") {
+		t.Fatalf("testMessages = %q, want the quota.go:74 line alone", got)
+	}
+	name := t.TempDir() + "/failures"
+	f := failure{pkg: "example.com/a", test: "TestScenarios/QuotaWait", tail: ownTail(out, recapLines), messages: testMessages(out, compactLines)}
+	if err := appendFailures(name, []failure{f}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "FAIL TestScenarios/QuotaWait\n    quota.go:74: once quota freed, the pool is 3 Machines; want the same three Machines\n"; string(got) != want {
+		t.Errorf("the file holds:\n%s\nwant:\n%s", got, want)
+	}
+}

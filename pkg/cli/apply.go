@@ -57,6 +57,13 @@ static workers, and worker pools. Run it again at any time: on a converged clust
 nothing, an interrupted run is finished by the next one, a reinstalled host is repaired, and
 a raised versions.kubernetes upgrades the cluster one node at a time.
 
+Each worker pool's live MachineDeployment is compared with the manifest's, field by field: the
+plan lists every difference and what apply does about it (scale, rolling update of N machines,
+in place, or kept: the replicas of a pool with autoscaler bounds belong to the
+cluster-autoscaler, and the manifest's count is only its size at creation), so a kubectl scale
+or edit is found and reverted. Node labels, annotations and taints change in place, without
+replacing a Machine.
+
 When a run applies the worker pools (or one of them is not Ready), apply waits until every
 pool has its replicas of Machines, each a Ready Node, for at most --pools-timeout, printing
 each Machine's progress: server ACTIVE, address, Node registered, Ready, with the time each
@@ -84,7 +91,8 @@ leader gets back before its API server starts. Both files are checked before any
 reached and must be regular files; a PKI backup with any member that is not slipway's own (a
 path out of the PKI directory, a link, a device, one too large) is refused whole (exit code 3).
 
-With -o json, stdout carries the plan as one JSON document and, after a run (or a wait for
+With -o json, stdout carries the plan as one JSON document (its "poolChanges" lists the differences
+of the worker pools: pool, field, live, wanted, action, machines) and, after a run (or a wait for
 the pools that failed), a second one with the worker pools as the run left them: {"pools": [{"name", "replicas", "ready",
 "machines": [{"name", "phase", "providerID", "address", "node", "ready", "elapsed",
 "elapsedSeconds"}]}]}.`,

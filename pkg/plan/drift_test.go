@@ -173,7 +173,7 @@ func TestPoolDrift(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(tt.changes) > 0 && !bytes.Contains(raw, []byte(`"pools":[{"pool":"pool-a"`)) {
+			if len(tt.changes) > 0 && !bytes.Contains(raw, []byte(`"poolChanges":[{"pool":"pool-a"`)) {
 				t.Errorf("-o json carries no pool changes: %s", raw)
 			}
 		})

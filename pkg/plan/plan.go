@@ -81,7 +81,7 @@ type Plan struct {
 	Addons *AddonChanges `json:"addons,omitempty"`
 	// Pools lists, per worker pool, where the live MachineDeployment differs from the manifest's
 	// and what apply does about each difference.
-	Pools []PoolChange `json:"pools,omitempty"`
+	Pools []PoolChange `json:"poolChanges,omitempty"`
 }
 
 // Empty reports whether there is nothing to do.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slipway-dev/slipway/pkg/addons"
+	"github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 	"github.com/slipway-dev/slipway/pkg/apis/slipway/v1beta1"
 	"github.com/slipway-dev/slipway/pkg/applied"
 	"github.com/slipway-dev/slipway/pkg/bootstrap"
@@ -113,7 +114,7 @@ func Desire(c *v1beta1.Cluster, in *Inputs, o *probe.Observed, upgradeMDs bool) 
 	changed, undeclared := workers.PinKubelet(mds, o.State.Cluster.MachineDeploymentKubelets, c.Versions.Kubernetes, upgradeMDs)
 	for _, md := range mds {
 		d.Plan.Pools = append(d.Plan.Pools, md.Name)
-		if workers.Autoscaled(md) {
+		if v1alpha1.Autoscaled(md) {
 			if d.Plan.Autoscaled == nil {
 				d.Plan.Autoscaled = map[string]int32{}
 			}

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -123,7 +124,7 @@ func inPlace(path []string) bool {
 		{"spec", "template", "spec", "metadata"},
 		{"spec", "template", "spec", "taints"},
 	} {
-		if len(path) >= len(p) && slices.Equal(path[:len(p)], p) {
+		if hasPrefix(path, p) {
 			return true
 		}
 	}
@@ -145,7 +146,7 @@ func compare(path []string, want, live any) []diff {
 	if wm, ok := want.(map[string]any); ok {
 		lm, _ := live.(map[string]any)
 		var out []diff
-		for _, k := range sortedKeys(wm) {
+		for _, k := range slices.Sorted(maps.Keys(wm)) {
 			out = append(out, compare(append(slices.Clip(path), k), wm[k], lm[k])...)
 		}
 		return out
@@ -180,13 +181,9 @@ func lookup(m map[string]any, path []string) (any, bool) {
 	return v, true
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+// hasPrefix reports whether path starts with prefix.
+func hasPrefix(path, prefix []string) bool {
+	return len(path) >= len(prefix) && slices.Equal(path[:len(prefix)], prefix)
 }
 
 // show renders a value as compact JSON, a string without its quotes, cut to 80 characters.
@@ -229,7 +226,7 @@ var fieldNames = []struct {
 // fieldName names path for a plan; anything without a name is its path under spec.
 func fieldName(path []string) string {
 	for _, f := range fieldNames {
-		if len(path) < len(f.prefix) || !slices.Equal(path[:len(f.prefix)], f.prefix) {
+		if !hasPrefix(path, f.prefix) {
 			continue
 		}
 		rest := path[len(f.prefix):]

@@ -2,14 +2,6 @@ package workers
 
 import "github.com/slipway-dev/slipway/pkg/apis/cluster/v1alpha1"
 
-// Autoscaled reports whether the cluster-autoscaler sizes md: it carries the autoscaler's bounds
-// (a pool with `autoscaler` in the manifest).
-func Autoscaled(md *v1alpha1.MachineDeployment) bool {
-	_, min := md.Annotations[AutoscalerMinAnnotation]
-	_, max := md.Annotations[AutoscalerMaxAnnotation]
-	return min || max
-}
-
 // LeaveReplicas takes spec.replicas out of every MachineDeployment of mds that the autoscaler
 // sizes and that exists already, and returns their names. The manifest's replicas of such a pool
 // is only its size at creation: apply then never changes the live count, whoever set it (the
@@ -19,7 +11,7 @@ func Autoscaled(md *v1alpha1.MachineDeployment) bool {
 func LeaveReplicas(mds []*v1alpha1.MachineDeployment, exists func(name string) bool) []string {
 	var left []string
 	for _, md := range mds {
-		if Autoscaled(md) && exists(md.Name) {
+		if v1alpha1.Autoscaled(md) && exists(md.Name) {
 			md.Spec.Replicas = nil
 			left = append(left, md.Name)
 		}

@@ -65,9 +65,7 @@ func capacityAnnotations(t *v1alpha1.MachineTemplateSpec, res cloud.Resources) m
 // pool from zero. A cloud that cannot say, or a failed lookup, leaves them as they are and is
 // reported as a CapacityUnknown event; it never stops the rollout.
 func (r *Reconciler) syncCapacity(ctx context.Context, md *v1alpha1.MachineDeployment) {
-	_, min := md.Annotations[v1alpha1.AutoscalerMinSizeAnnotation]
-	_, max := md.Annotations[v1alpha1.AutoscalerMaxSizeAnnotation]
-	if r.opts.Resources == nil || !min && !max {
+	if r.opts.Resources == nil || !v1alpha1.Autoscaled(md) {
 		return
 	}
 	template := &v1alpha1.Machine{}

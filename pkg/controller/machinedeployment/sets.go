@@ -123,8 +123,8 @@ func (r *Reconciler) createNewSet(ctx context.Context, md *v1alpha1.MachineDeplo
 }
 
 // applySpecs writes the planned replicas, the sizing annotations, the new set's revision and
-// in-place fields, and minReadySeconds to every set that needs it. Updates carry the cached resourceVersion, so a
-// plan made on a stale set fails with a conflict instead of acting.
+// in-place fields, and minReadySeconds to every set that needs it. Updates carry the cached
+// resourceVersion, so a plan made on a stale set fails with a conflict instead of acting.
 func (r *Reconciler) applySpecs(ctx context.Context, md *v1alpha1.MachineDeployment, p deploymentParams, plan *rollout) error {
 	var maxOld int64
 	for _, s := range plan.oldSets {

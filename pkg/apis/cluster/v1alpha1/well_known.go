@@ -76,6 +76,14 @@ const (
 	KubermaticFloatingIPFinalizer = "kubermatic.io/release-openstack-floating-ip"
 )
 
+// Autoscaled reports whether the cluster-autoscaler sizes md: it carries either of the
+// autoscaler's bounds.
+func Autoscaled(md *MachineDeployment) bool {
+	_, min := md.Annotations[AutoscalerMinSizeAnnotation]
+	_, max := md.Annotations[AutoscalerMaxSizeAnnotation]
+	return min || max
+}
+
 // ServerMadeElsewhere reports whether another machine-controller (Kubermatic's) may have made
 // the Machine's server: it carries KubermaticNodeFinalizer, or it has a Node but no
 // spec.providerID (Kubermatic's controller never sets spec.providerID; slipway's sets it before

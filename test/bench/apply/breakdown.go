@@ -16,9 +16,10 @@ import (
 // printed (kubeadm's among them) and every stage of the upgrade step is an entry with its time
 // and host, so where each node's minutes go can be read off without a second run.
 var (
-	// kubeadm upgrade moves one component's new static pod manifest into place, then waits
+	// kubeadm upgrade moves one component's new static pod manifest into place ("Moved" up to
+	// v1.36, "Moving" from v1.37 on), then waits
 	// for the kubelet to restart it and for its mirror pod to show the new hash.
-	movedRE    = regexp.MustCompile(`^\[upgrade/staticpods\] Moved new manifest to "[^"]*/([a-z-]+)\.yaml"`)
+	movedRE    = regexp.MustCompile(`^\[upgrade/staticpods\] Mov(?:ed|ing) new manifest to "[^"]*/([a-z-]+)\.yaml"`)
 	upgradedRE = regexp.MustCompile(`^\[upgrade/staticpods\] Component "([a-z-]+)" upgraded successfully`)
 	skippedRE  = regexp.MustCompile(`^\[upgrade/staticpods\] [Cc]urrent and new manifests of ([a-z-]+) are equal`)
 	// A stage line of slipway's upgrade step: what was done, and the time since the last stage.

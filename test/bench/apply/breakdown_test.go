@@ -27,7 +27,8 @@ func TestBreakdown(t *testing.T) {
 	at(14, "cp-1", `[upgrade/staticpods] Moved new manifest to "/etc/kubernetes/manifests/etcd.yaml" and backed up old manifest to "/etc/kubernetes/tmp/x/etcd.yaml"`)
 	at(50, "cp-1", `[upgrade/staticpods] Component "etcd" upgraded successfully!`)
 	at(50.5, "cp-1", "[upgrade/etcd] Waiting for etcd to become available")
-	at(65, "cp-1", `[upgrade/staticpods] Moved new manifest to "/etc/kubernetes/manifests/kube-apiserver.yaml" and backed up old manifest to "/x"`)
+	// kubeadm v1.37 says "Moving" where v1.36 said "Moved".
+	at(65, "cp-1", `[upgrade/staticpods] Moving new manifest to "/etc/kubernetes/manifests/kube-apiserver.yaml" and backed up old manifest to "/x"`)
 	at(90, "cp-1", `[upgrade/staticpods] Component "kube-apiserver" upgraded successfully!`)
 	at(91, "cp-1", "[upgrade/staticpods] current and new manifests of kube-scheduler are equal, skipping upgrade")
 	at(95, "cp-1", "[upgrade] the output ends (1 2)")

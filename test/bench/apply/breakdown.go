@@ -90,64 +90,63 @@ func breakdown(r io.Reader) ([]hostUpgrade, error) {
 }
 
 // hostBreakdown returns one node's figures, or false when its entries hold no upgrade step.
+// kubeadm's part is cut at its own lines: each component runs from its manifest's move to the
+// next one's, the last to the line that says it is up (the rest is after).
 func hostBreakdown(host string, entries []progress.Entry) (hostUpgrade, bool) {
 	h := hostUpgrade{host: host}
-	var drained, kubeadmDone, lastMark time.Time
-	var current *component
-	var currentStart time.Time
-	closeCurrent := func(at time.Time) {
-		if current != nil {
-			current.total = at.Sub(currentStart)
-			h.components = append(h.components, *current)
-			current = nil
-		}
+	type mark struct {
+		name      string
+		moved, up time.Time
 	}
+	var marks []mark
+	var drained, done time.Time
 	for _, e := range entries {
-		msg := e.Message
-		if m := stageRE.FindStringSubmatch(msg); m != nil && isStage(m[1]) {
-			d, err := time.ParseDuration(m[2])
-			if err == nil {
+		if m := stageRE.FindStringSubmatch(e.Message); m != nil && isStage(m[1]) {
+			if d, err := time.ParseDuration(m[2]); err == nil {
 				h.stages = append(h.stages, span{m[1], d})
 			}
 			switch {
 			case m[1] == "cordoned and drained":
 				drained = e.Time
 			case strings.HasPrefix(m[1], "kubeadm upgrade ") && strings.HasSuffix(m[1], " done"):
-				kubeadmDone = e.Time
-				closeCurrent(e.Time)
-				if !lastMark.IsZero() {
-					h.after = e.Time.Sub(lastMark)
-				}
+				done = e.Time
 			}
 			continue
 		}
-		if drained.IsZero() || !kubeadmDone.IsZero() {
-			continue
+		if drained.IsZero() || !done.IsZero() {
+			continue // not kubeadm's output
+		}
+		if m := movedRE.FindStringSubmatch(e.Message); m != nil {
+			marks = append(marks, mark{name: m[1], moved: e.Time})
+		} else if m := upgradedRE.FindStringSubmatch(e.Message); m != nil && len(marks) > 0 && marks[len(marks)-1].name == m[1] {
+			marks[len(marks)-1].up = e.Time
+		} else if m := skippedRE.FindStringSubmatch(e.Message); m != nil {
+			h.skipped = append(h.skipped, m[1])
+		}
+	}
+	if len(h.stages) == 0 {
+		return h, false
+	}
+	if len(marks) > 0 {
+		h.before = marks[0].moved.Sub(drained)
+	}
+	for i, m := range marks {
+		c := component{name: m.name}
+		if !m.up.IsZero() {
+			c.up = m.up.Sub(m.moved)
 		}
 		switch {
-		case movedRE.MatchString(msg):
-			if current == nil && len(h.components) == 0 {
-				h.before = e.Time.Sub(drained)
-			}
-			closeCurrent(e.Time)
-			current, currentStart = &component{name: movedRE.FindStringSubmatch(msg)[1]}, e.Time
-			lastMark = time.Time{}
-		case upgradedRE.MatchString(msg):
-			if current != nil && upgradedRE.FindStringSubmatch(msg)[1] == current.name {
-				current.up = e.Time.Sub(currentStart)
-				lastMark = e.Time
-			}
-		case skippedRE.MatchString(msg):
-			h.skipped = append(h.skipped, skippedRE.FindStringSubmatch(msg)[1])
+		case i+1 < len(marks):
+			c.total = marks[i+1].moved.Sub(m.moved)
+		case done.IsZero():
+			// kubeadm failed in this component: it has no end to measure.
+			continue
+		case !m.up.IsZero():
+			c.total, h.after = c.up, done.Sub(m.up)
+		default:
+			c.total = done.Sub(m.moved)
 		}
-	}
-	// A component still open here had no "done" stage after it: the step failed in kubeadm.
-	if kubeadmDone.IsZero() {
-		return h, len(h.stages) > 0
-	}
-	// The part after the last component is counted once, in after, not also in its total.
-	if n := len(h.components); n > 0 && h.after > 0 {
-		h.components[n-1].total -= h.after
+		h.components = append(h.components, c)
 	}
 	return h, true
 }

@@ -34,7 +34,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -143,14 +142,14 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	manifest := b.sb.Path("slipway.yaml")
 	phase("slipway apply: fresh HA cluster at " + from)
-	apply, err := b.apply(ctx, manifest)
+	apply, err := b.apply(ctx, manifest, "")
 	if err != nil {
 		return err
 	}
 	var noop []time.Duration
 	for i := 0; i < noops; i++ {
 		phase(fmt.Sprintf("slipway apply: no-op %d/%d", i+1, noops))
-		d, err := b.apply(ctx, manifest)
+		d, err := b.apply(ctx, manifest, "")
 		if err != nil {
 			return err
 		}
@@ -164,7 +163,7 @@ func run(ctx context.Context, o options) (err error) {
 			return err
 		}
 		phase("slipway apply: upgrade to " + to + " (progress as JSON in " + b.upgradeLog() + ")")
-		if upgrade, err = b.apply(ctx, upgraded, "--verbose", "--log-format", "json"); err != nil {
+		if upgrade, err = b.apply(ctx, upgraded, b.upgradeLog()); err != nil {
 			return err
 		}
 		if nodes, err = b.readBreakdown(); err != nil {
@@ -338,15 +337,19 @@ func (b *bench) kubectlRetried(ctx context.Context, host sandboxapi.Host, args s
 }
 
 // apply runs slipway apply with the sandbox's Terraform output and returns how long it took.
-// With --log-format json among extra, its progress goes to upgradeLog as well as to stderr.
-func (b *bench) apply(ctx context.Context, manifest string, extra ...string) (time.Duration, error) {
-	args := append([]string{"apply", "-m", manifest, "-t", b.sb.Path("tf.json"), "--auto-approve"}, extra...)
+// With a jsonLog path it runs with --verbose --log-format json and keeps that progress there
+// as well as on stderr.
+func (b *bench) apply(ctx context.Context, manifest, jsonLog string) (time.Duration, error) {
+	args := []string{"apply", "-m", manifest, "-t", b.sb.Path("tf.json"), "--auto-approve"}
+	if jsonLog != "" {
+		args = append(args, "--verbose", "--log-format", "json")
+	}
 	cmd := exec.CommandContext(ctx, b.slipway, args...)
 	cmd.Dir = b.work
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(b.work, "config"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if slices.Contains(extra, "json") {
-		f, err := os.Create(b.upgradeLog())
+	if jsonLog != "" {
+		f, err := os.Create(jsonLog)
 		if err != nil {
 			return 0, err
 		}
